@@ -713,7 +713,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_periodic. 4-D 9-point periodic negative Laplacian with mass, double precision
-// Options: block 32x4x1x1, launch bounds 128, tile y x 2, load order ascending, regular stores
+// Options: block 32x4x4x1, launch bounds 512, marching along t, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -726,8 +726,9 @@ namespace stencilc_kernels {
 namespace laplacian4d_periodic_auto_x2 {
 namespace {
 
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+/// 4-D periodic 9-point stencil marching along t; per plane 7 loads and 1
+/// stores per thread, a ring of 3 outputs.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(512)
 laplacian4d_periodic_auto_x2_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -735,145 +736,27 @@ laplacian4d_periodic_auto_x2_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int planes,
     const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along y, each with
-  // the 2 sites of an aligned group along x (halo sites among them are not
-  // stored).
+  // This thread's column; it walks along t through its block's chunk of
+  // `planes` sites, each with the 2 sites of an aligned group along x (halo
+  // sites among them are not stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  if (x >= nx || y >= ny || z >= nz || t >= nt)
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 4u + threadIdx.z % 4u);
+  const int t_first = static_cast<int>(blockIdx.z / blocks_z) * planes;
+  if (x >= nx || y >= ny || z >= nz || t_first >= nt)
     return;
-  const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-  const stencil::index_t sz = sy * ny;
-  const stencil::index_t st = sz * nz;
-  const stencil::index_t site = x + y * sy + z * sz + t * st;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p2 = stencil::wrap(x + 2, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int y_p2 = stencil::wrap(y + 2, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const int t_p1 = stencil::wrap(t + 1, nt);
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
   // A row's sites move 2 at a time.
   using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[2], acc1[2];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t u0 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_m1 * st);
-  acc0[0] = w1 * u0.v[0];
-  acc0[1] = w1 * u0.v[1];
-  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t_m1 * st);
-  acc1[0] = w1 * u1.v[0];
-  acc1[1] = w1 * u1.v[1];
-  const vec_t u2 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_m1 * sz + t * st);
-  acc0[0] += w1 * u2.v[0];
-  acc0[1] += w1 * u2.v[1];
-  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z_m1 * sz + t * st);
-  acc1[0] += w1 * u3.v[0];
-  acc1[1] += w1 * u3.v[1];
-  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z * sz + t * st);
-  acc0[0] += w1 * u4.v[0];
-  acc0[1] += w1 * u4.v[1];
-  const value_type u5 = in[x_m1 + y * sy + z * sz + t * st];
-  acc0[0] += w1 * u5;
-  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t * st);
-  acc0[0] += w0 * u6.v[0];
-  acc0[0] += w1 * u6.v[1];
-  acc0[1] += w0 * u6.v[1];
-  acc0[1] += w1 * u6.v[0];
-  acc1[0] += w1 * u6.v[0];
-  acc1[1] += w1 * u6.v[1];
-  const value_type u7 = in[x_p2 + y * sy + z * sz + t * st];
-  acc0[1] += w1 * u7;
-  const value_type u8 = in[x_m1 + y_p1 * sy + z * sz + t * st];
-  acc1[0] += w1 * u8;
-  const vec_t u9 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t * st);
-  acc0[0] += w1 * u9.v[0];
-  acc0[1] += w1 * u9.v[1];
-  acc1[0] += w0 * u9.v[0];
-  acc1[0] += w1 * u9.v[1];
-  acc1[1] += w0 * u9.v[1];
-  acc1[1] += w1 * u9.v[0];
-  const value_type u10 = in[x_p2 + y_p1 * sy + z * sz + t * st];
-  acc1[1] += w1 * u10;
-  const vec_t u11 = *reinterpret_cast<const vec_t *>(in + x + y_p2 * sy + z * sz + t * st);
-  acc1[0] += w1 * u11.v[0];
-  acc1[1] += w1 * u11.v[1];
-  const vec_t u12 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t * st);
-  acc0[0] += w1 * u12.v[0];
-  acc0[1] += w1 * u12.v[1];
-  const vec_t u13 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z_p1 * sz + t * st);
-  acc1[0] += w1 * u13.v[0];
-  acc1[1] += w1 * u13.v[1];
-  const vec_t u14 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_p1 * st);
-  acc0[0] += w1 * u14.v[0];
-  acc0[1] += w1 * u14.v[1];
-  const vec_t u15 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t_p1 * st);
-  acc1[0] += w1 * u15.v[0];
-  acc1[1] += w1 * u15.v[1];
-  // Store the tile's sites that lie inside the update region.
-  // Groups that lie wholly inside the update region store with one access.
-  const bool whole_group = x + 2 <= nx;
-  if (whole_group) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      r.v[l] = acc0[l];
-    STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-  } else {
-    STENCIL_UNROLL
-    for (int l = 0; l < 2; ++l)
-      if (x + l < nx)
-        STENCIL_STORE(&out[site + l], acc0[l]);
-  }
-  if (y + 1 < ny) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc1[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l < nx)
-          STENCIL_STORE(&out[site + sy + l], acc1[l]);
-    }
-  }
-}
-
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
-/// in . out over the stored sites: one partial per block, for CG's p^T A p
-/// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
-laplacian4d_periodic_auto_x2_dot_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const unsigned blocks_z,
-    const Params params,
-    double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along y, each with
-  // the 2 sites of an aligned group along x (halo sites among them are not
-  // stored).
-  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
-  double dot = 0.0;
-  // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
+  value_type acc0[2] = {}, acc1[2] = {}, acc2[2] = {};
+  // The chunk's end; acc0 .. acc2 hold outputs t .. t + 2.
+  const int t_end = t_first + planes < nt ? t_first + planes : nt;
+  for (int t = t_first - 2; t < t_end; ++t) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t st = sz * nz;
@@ -883,126 +766,181 @@ laplacian4d_periodic_auto_x2_dot_kernel(
     const int x_p2 = stencil::wrap(x + 2, nx);
     const int y_m1 = stencil::wrap(y - 1, ny);
     const int y_p1 = stencil::wrap(y + 1, ny);
-    const int y_p2 = stencil::wrap(y + 2, ny);
     const int z_m1 = stencil::wrap(z - 1, nz);
     const int z_p1 = stencil::wrap(z + 1, nz);
-    const int t_m1 = stencil::wrap(t - 1, nt);
     const int t_p1 = stencil::wrap(t + 1, nt);
+    // Plane t + 1: each value is loaded once and feeds every output of the ring that needs it.
+    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_m1 * sz + t_p1 * st);
+    acc1[0] += w1 * u0.v[0];
+    acc1[1] += w1 * u0.v[1];
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z * sz + t_p1 * st);
+    acc1[0] += w1 * u1.v[0];
+    acc1[1] += w1 * u1.v[1];
+    const value_type u2 = in[x_m1 + y * sy + z * sz + t_p1 * st];
+    acc1[0] += w1 * u2;
+    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_p1 * st);
+    acc0[0] += w1 * u3.v[0];
+    acc0[1] += w1 * u3.v[1];
+    acc1[0] += w0 * u3.v[0];
+    acc1[0] += w1 * u3.v[1];
+    acc1[1] += w0 * u3.v[1];
+    acc1[1] += w1 * u3.v[0];
+    acc2[0] += w1 * u3.v[0];
+    acc2[1] += w1 * u3.v[1];
+    const value_type u4 = in[x_p2 + y * sy + z * sz + t_p1 * st];
+    acc1[1] += w1 * u4;
+    const vec_t u5 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t_p1 * st);
+    acc1[0] += w1 * u5.v[0];
+    acc1[1] += w1 * u5.v[1];
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t_p1 * st);
+    acc1[0] += w1 * u6.v[0];
+    acc1[1] += w1 * u6.v[1];
+    if (t >= t_first) {
+      // Store the tile's sites that lie inside the update region.
+      // Groups that lie wholly inside the update region store with one access.
+      const bool whole_group = x + 2 <= nx;
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc0[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l < nx)
+            STENCIL_STORE(&out[site + l], acc0[l]);
+      }
+    }
+    // Output t is stored: the ring moves down by one.
+    STENCIL_UNROLL
+    for (int l = 0; l < 2; ++l) {
+      acc0[l] = acc1[l];
+      acc1[l] = acc2[l];
+      acc2[l] = value_type(0);
+    }
+  }
+}
+
+/// 4-D periodic 9-point stencil marching along t; per plane 7 loads and 1
+/// stores per thread, a ring of 3 outputs. Also sums in . out over the stored
+/// sites: one partial per block, for CG's p^T A p without a second pass over
+/// the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(512)
+laplacian4d_periodic_auto_x2_dot_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const int planes,
+    const unsigned blocks_z,
+    const Params params,
+    double *STENCIL_RESTRICT partials) {
+  // This thread's column; it walks along t through its block's chunk of
+  // `planes` sites, each with the 2 sites of an aligned group along x (halo
+  // sites among them are not stored).
+  const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 4u + threadIdx.z % 4u);
+  const int t_first = static_cast<int>(blockIdx.z / blocks_z) * planes;
+  double dot = 0.0;
+  // No early return: every thread of the block takes part in the sum.
+  if (!(x >= nx || y >= ny || z >= nz || t_first >= nt)) {
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2], acc1[2];
-    // Each value is loaded once and feeds every site of the tile that needs it.
-    const vec_t u0 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_m1 * st);
-    acc0[0] = w1 * u0.v[0];
-    acc0[1] = w1 * u0.v[1];
-    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t_m1 * st);
-    acc1[0] = w1 * u1.v[0];
-    acc1[1] = w1 * u1.v[1];
-    const vec_t u2 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_m1 * sz + t * st);
-    acc0[0] += w1 * u2.v[0];
-    acc0[1] += w1 * u2.v[1];
-    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z_m1 * sz + t * st);
-    acc1[0] += w1 * u3.v[0];
-    acc1[1] += w1 * u3.v[1];
-    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z * sz + t * st);
-    acc0[0] += w1 * u4.v[0];
-    acc0[1] += w1 * u4.v[1];
-    const value_type u5 = in[x_m1 + y * sy + z * sz + t * st];
-    acc0[0] += w1 * u5;
-    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t * st);
-    acc0[0] += w0 * u6.v[0];
-    acc0[0] += w1 * u6.v[1];
-    acc0[1] += w0 * u6.v[1];
-    acc0[1] += w1 * u6.v[0];
-    acc1[0] += w1 * u6.v[0];
-    acc1[1] += w1 * u6.v[1];
-    const value_type u7 = in[x_p2 + y * sy + z * sz + t * st];
-    acc0[1] += w1 * u7;
-    const value_type u8 = in[x_m1 + y_p1 * sy + z * sz + t * st];
-    acc1[0] += w1 * u8;
-    const vec_t u9 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t * st);
-    acc0[0] += w1 * u9.v[0];
-    acc0[1] += w1 * u9.v[1];
-    acc1[0] += w0 * u9.v[0];
-    acc1[0] += w1 * u9.v[1];
-    acc1[1] += w0 * u9.v[1];
-    acc1[1] += w1 * u9.v[0];
-    const value_type u10 = in[x_p2 + y_p1 * sy + z * sz + t * st];
-    acc1[1] += w1 * u10;
-    const vec_t u11 = *reinterpret_cast<const vec_t *>(in + x + y_p2 * sy + z * sz + t * st);
-    acc1[0] += w1 * u11.v[0];
-    acc1[1] += w1 * u11.v[1];
-    const vec_t u12 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t * st);
-    acc0[0] += w1 * u12.v[0];
-    acc0[1] += w1 * u12.v[1];
-    const vec_t u13 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z_p1 * sz + t * st);
-    acc1[0] += w1 * u13.v[0];
-    acc1[1] += w1 * u13.v[1];
-    const vec_t u14 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_p1 * st);
-    acc0[0] += w1 * u14.v[0];
-    acc0[1] += w1 * u14.v[1];
-    const vec_t u15 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t_p1 * st);
-    acc1[0] += w1 * u15.v[0];
-    acc1[1] += w1 * u15.v[1];
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x + 2 <= nx;
-    // The input at the group, read before any store for both branches.
-    const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l < nx) {
-          STENCIL_STORE(&out[site + l], acc0[l]);
-          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+    value_type acc0[2] = {}, acc1[2] = {}, acc2[2] = {};
+    // The chunk's end; acc0 .. acc2 hold outputs t .. t + 2.
+    const int t_end = t_first + planes < nt ? t_first + planes : nt;
+    for (int t = t_first - 2; t < t_end; ++t) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t st = sz * nz;
+      const stencil::index_t site = x + y * sy + z * sz + t * st;
+      // Neighbours' coordinates, wrapped where the lattice wraps around.
+      const int x_m1 = stencil::wrap(x - 1, nx);
+      const int x_p2 = stencil::wrap(x + 2, nx);
+      const int y_m1 = stencil::wrap(y - 1, ny);
+      const int y_p1 = stencil::wrap(y + 1, ny);
+      const int z_m1 = stencil::wrap(z - 1, nz);
+      const int z_p1 = stencil::wrap(z + 1, nz);
+      const int t_p1 = stencil::wrap(t + 1, nt);
+      // Plane t + 1: each value is loaded once and feeds every output of the ring that needs it.
+      const vec_t u0 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_m1 * sz + t_p1 * st);
+      acc1[0] += w1 * u0.v[0];
+      acc1[1] += w1 * u0.v[1];
+      const vec_t u1 = *reinterpret_cast<const vec_t *>(in + x + y_m1 * sy + z * sz + t_p1 * st);
+      acc1[0] += w1 * u1.v[0];
+      acc1[1] += w1 * u1.v[1];
+      const value_type u2 = in[x_m1 + y * sy + z * sz + t_p1 * st];
+      acc1[0] += w1 * u2;
+      const vec_t u3 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z * sz + t_p1 * st);
+      acc0[0] += w1 * u3.v[0];
+      acc0[1] += w1 * u3.v[1];
+      acc1[0] += w0 * u3.v[0];
+      acc1[0] += w1 * u3.v[1];
+      acc1[1] += w0 * u3.v[1];
+      acc1[1] += w1 * u3.v[0];
+      acc2[0] += w1 * u3.v[0];
+      acc2[1] += w1 * u3.v[1];
+      const value_type u4 = in[x_p2 + y * sy + z * sz + t_p1 * st];
+      acc1[1] += w1 * u4;
+      const vec_t u5 = *reinterpret_cast<const vec_t *>(in + x + y_p1 * sy + z * sz + t_p1 * st);
+      acc1[0] += w1 * u5.v[0];
+      acc1[1] += w1 * u5.v[1];
+      const vec_t u6 = *reinterpret_cast<const vec_t *>(in + x + y * sy + z_p1 * sz + t_p1 * st);
+      acc1[0] += w1 * u6.v[0];
+      acc1[1] += w1 * u6.v[1];
+      if (t >= t_first) {
+        // Store the tile's sites that lie inside the update region.
+        // Groups that lie wholly inside the update region store with one access.
+        const bool whole_group = x + 2 <= nx;
+        // The input at the group, read before any store for both branches.
+        const vec_t c0 = *reinterpret_cast<const vec_t *>(in + site);
+        if (whole_group) {
+          vec_t r;
+          STENCIL_UNROLL
+          for (int l = 0; l < 2; ++l)
+            r.v[l] = acc0[l];
+          STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+          STENCIL_UNROLL
+          for (int l = 0; l < 2; ++l)
+            dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
+        } else {
+          STENCIL_UNROLL
+          for (int l = 0; l < 2; ++l)
+            if (x + l < nx) {
+              STENCIL_STORE(&out[site + l], acc0[l]);
+              dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+            }
         }
-    }
-    if (y + 1 < ny) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sy);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l < nx) {
-            STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
-          }
+      }
+      // Output t is stored: the ring moves down by one.
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[l] = acc1[l];
+        acc1[l] = acc2[l];
+        acc2[l] = value_type(0);
       }
     }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
-/// in . out over the stored sites: one partial per block, for CG's p^T A p
-/// without a second pass over the fields. Each of those loads reads `in` and
-/// `direction` as p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written) and, given a solution, adds the
-/// last step's alpha direction to it, and the sum is p' . out: the
-/// direction's own pass and x's update folded into the stencil.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(128)
+/// 4-D periodic 9-point stencil marching along t; per plane 7 loads and 1
+/// stores per thread, a ring of 3 outputs. Also sums in . out over the stored
+/// sites: one partial per block, for CG's p^T A p without a second pass over
+/// the fields. Each of those loads reads `in` and `direction` as p' = in +
+/// beta direction (CG's next direction from the residual `in` and the last
+/// one), each store also writes p' to next_direction (whose halo is not
+/// written) and, given a solution, adds the last step's alpha direction to
+/// it, and the sum is p' . out: the direction's own pass and x's update
+/// folded into the stencil.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(512)
 laplacian4d_periodic_auto_x2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -1015,187 +953,124 @@ laplacian4d_periodic_auto_x2_fold_dot_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int planes,
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along y, each with
-  // the 2 sites of an aligned group along x (halo sites among them are not
-  // stored).
+  // This thread's column; it walks along t through its block's chunk of
+  // `planes` sites, each with the 2 sites of an aligned group along x (halo
+  // sites among them are not stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
-  const int z = static_cast<int>((blockIdx.z % blocks_z) * 1u + threadIdx.z % 1u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 1u);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = static_cast<int>((blockIdx.z % blocks_z) * 4u + threadIdx.z % 4u);
+  const int t_first = static_cast<int>(blockIdx.z / blocks_z) * planes;
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
   // The last step's alpha, for its x += alpha p (no x: none).
   const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
-    const stencil::index_t sy = static_cast<stencil::index_t>(nx);
-    const stencil::index_t sz = sy * ny;
-    const stencil::index_t st = sz * nz;
-    const stencil::index_t site = x + y * sy + z * sz + t * st;
-    // Neighbours' coordinates, wrapped where the lattice wraps around.
-    const int x_m1 = stencil::wrap(x - 1, nx);
-    const int x_p2 = stencil::wrap(x + 2, nx);
-    const int y_m1 = stencil::wrap(y - 1, ny);
-    const int y_p1 = stencil::wrap(y + 1, ny);
-    const int y_p2 = stencil::wrap(y + 2, ny);
-    const int z_m1 = stencil::wrap(z - 1, nz);
-    const int z_p1 = stencil::wrap(z + 1, nz);
-    const int t_m1 = stencil::wrap(t - 1, nt);
-    const int t_p1 = stencil::wrap(t + 1, nt);
+  if (!(x >= nx || y >= ny || z >= nz || t_first >= nt)) {
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2], acc1[2];
-    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
-    const stencil::index_t at0 = x + y * sy + z * sz + t_m1 * st;
-    const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
-        reinterpret_cast<const vec_t *>(direction + at0), beta);
-    acc0[0] = w1 * u0.v[0];
-    acc0[1] = w1 * u0.v[1];
-    const stencil::index_t at1 = x + y_p1 * sy + z * sz + t_m1 * st;
-    const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
-        reinterpret_cast<const vec_t *>(direction + at1), beta);
-    acc1[0] = w1 * u1.v[0];
-    acc1[1] = w1 * u1.v[1];
-    const stencil::index_t at2 = x + y * sy + z_m1 * sz + t * st;
-    const vec_t u2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at2),
-        reinterpret_cast<const vec_t *>(direction + at2), beta);
-    acc0[0] += w1 * u2.v[0];
-    acc0[1] += w1 * u2.v[1];
-    const stencil::index_t at3 = x + y_p1 * sy + z_m1 * sz + t * st;
-    const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
-        reinterpret_cast<const vec_t *>(direction + at3), beta);
-    acc1[0] += w1 * u3.v[0];
-    acc1[1] += w1 * u3.v[1];
-    const stencil::index_t at4 = x + y_m1 * sy + z * sz + t * st;
-    const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
-        reinterpret_cast<const vec_t *>(direction + at4), beta);
-    acc0[0] += w1 * u4.v[0];
-    acc0[1] += w1 * u4.v[1];
-    const stencil::index_t at5 = x_m1 + y * sy + z * sz + t * st;
-    const value_type u5 = in[at5] + beta * direction[at5];
-    acc0[0] += w1 * u5;
-    const stencil::index_t at6 = x + y * sy + z * sz + t * st;
-    const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
-        reinterpret_cast<const vec_t *>(direction + at6), beta);
-    acc0[0] += w0 * u6.v[0];
-    acc0[0] += w1 * u6.v[1];
-    acc0[1] += w0 * u6.v[1];
-    acc0[1] += w1 * u6.v[0];
-    acc1[0] += w1 * u6.v[0];
-    acc1[1] += w1 * u6.v[1];
-    const stencil::index_t at7 = x_p2 + y * sy + z * sz + t * st;
-    const value_type u7 = in[at7] + beta * direction[at7];
-    acc0[1] += w1 * u7;
-    const stencil::index_t at8 = x_m1 + y_p1 * sy + z * sz + t * st;
-    const value_type u8 = in[at8] + beta * direction[at8];
-    acc1[0] += w1 * u8;
-    const stencil::index_t at9 = x + y_p1 * sy + z * sz + t * st;
-    const vec_t u9 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at9),
-        reinterpret_cast<const vec_t *>(direction + at9), beta);
-    acc0[0] += w1 * u9.v[0];
-    acc0[1] += w1 * u9.v[1];
-    acc1[0] += w0 * u9.v[0];
-    acc1[0] += w1 * u9.v[1];
-    acc1[1] += w0 * u9.v[1];
-    acc1[1] += w1 * u9.v[0];
-    const stencil::index_t at10 = x_p2 + y_p1 * sy + z * sz + t * st;
-    const value_type u10 = in[at10] + beta * direction[at10];
-    acc1[1] += w1 * u10;
-    const stencil::index_t at11 = x + y_p2 * sy + z * sz + t * st;
-    const vec_t u11 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at11),
-        reinterpret_cast<const vec_t *>(direction + at11), beta);
-    acc1[0] += w1 * u11.v[0];
-    acc1[1] += w1 * u11.v[1];
-    const stencil::index_t at12 = x + y * sy + z_p1 * sz + t * st;
-    const vec_t u12 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at12),
-        reinterpret_cast<const vec_t *>(direction + at12), beta);
-    acc0[0] += w1 * u12.v[0];
-    acc0[1] += w1 * u12.v[1];
-    const stencil::index_t at13 = x + y_p1 * sy + z_p1 * sz + t * st;
-    const vec_t u13 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at13),
-        reinterpret_cast<const vec_t *>(direction + at13), beta);
-    acc1[0] += w1 * u13.v[0];
-    acc1[1] += w1 * u13.v[1];
-    const stencil::index_t at14 = x + y * sy + z * sz + t_p1 * st;
-    const vec_t u14 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at14),
-        reinterpret_cast<const vec_t *>(direction + at14), beta);
-    acc0[0] += w1 * u14.v[0];
-    acc0[1] += w1 * u14.v[1];
-    const stencil::index_t at15 = x + y_p1 * sy + z * sz + t_p1 * st;
-    const vec_t u15 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at15),
-        reinterpret_cast<const vec_t *>(direction + at15), beta);
-    acc1[0] += w1 * u15.v[0];
-    acc1[1] += w1 * u15.v[1];
-    // Store the tile's sites that lie inside the update region.
-    // Groups that lie wholly inside the update region store with one access.
-    const bool whole_group = x + 2 <= nx;
-    // p' and x + alpha p at the group, read before any store for both branches.
-    const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
-        reinterpret_cast<const vec_t *>(direction + site), beta);
-    vec_t xs0 = {};
-    if (solution)
-      xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
-          reinterpret_cast<const vec_t *>(direction + site), alpha);
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc0[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
-      STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
-      if (solution)
-        *reinterpret_cast<vec_t *>(solution + site) = xs0;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l < nx) {
-          STENCIL_STORE(&out[site + l], acc0[l]);
-          STENCIL_STORE(&next_direction[site + l], c0.v[l]);
-          if (solution)
-            solution[site + l] = xs0.v[l];
-          dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
-        }
-    }
-    if (y + 1 < ny) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
-          reinterpret_cast<const vec_t *>(direction + site + sy), beta);
-      vec_t xs1 = {};
-      if (solution)
-        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sy),
-            reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c1);
+    value_type acc0[2] = {}, acc1[2] = {}, acc2[2] = {};
+    // The chunk's end; acc0 .. acc2 hold outputs t .. t + 2.
+    const int t_end = t_first + planes < nt ? t_first + planes : nt;
+    for (int t = t_first - 2; t < t_end; ++t) {
+      const stencil::index_t sy = static_cast<stencil::index_t>(nx);
+      const stencil::index_t sz = sy * ny;
+      const stencil::index_t st = sz * nz;
+      const stencil::index_t site = x + y * sy + z * sz + t * st;
+      // Neighbours' coordinates, wrapped where the lattice wraps around.
+      const int x_m1 = stencil::wrap(x - 1, nx);
+      const int x_p2 = stencil::wrap(x + 2, nx);
+      const int y_m1 = stencil::wrap(y - 1, ny);
+      const int y_p1 = stencil::wrap(y + 1, ny);
+      const int z_m1 = stencil::wrap(z - 1, nz);
+      const int z_p1 = stencil::wrap(z + 1, nz);
+      const int t_p1 = stencil::wrap(t + 1, nt);
+      // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+      const stencil::index_t at0 = x + y * sy + z_m1 * sz + t_p1 * st;
+      const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
+          reinterpret_cast<const vec_t *>(direction + at0), beta);
+      acc1[0] += w1 * u0.v[0];
+      acc1[1] += w1 * u0.v[1];
+      const stencil::index_t at1 = x + y_m1 * sy + z * sz + t_p1 * st;
+      const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
+          reinterpret_cast<const vec_t *>(direction + at1), beta);
+      acc1[0] += w1 * u1.v[0];
+      acc1[1] += w1 * u1.v[1];
+      const stencil::index_t at2 = x_m1 + y * sy + z * sz + t_p1 * st;
+      const value_type u2 = in[at2] + beta * direction[at2];
+      acc1[0] += w1 * u2;
+      const stencil::index_t at3 = x + y * sy + z * sz + t_p1 * st;
+      const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
+          reinterpret_cast<const vec_t *>(direction + at3), beta);
+      acc0[0] += w1 * u3.v[0];
+      acc0[1] += w1 * u3.v[1];
+      acc1[0] += w0 * u3.v[0];
+      acc1[0] += w1 * u3.v[1];
+      acc1[1] += w0 * u3.v[1];
+      acc1[1] += w1 * u3.v[0];
+      acc2[0] += w1 * u3.v[0];
+      acc2[1] += w1 * u3.v[1];
+      const stencil::index_t at4 = x_p2 + y * sy + z * sz + t_p1 * st;
+      const value_type u4 = in[at4] + beta * direction[at4];
+      acc1[1] += w1 * u4;
+      const stencil::index_t at5 = x + y_p1 * sy + z * sz + t_p1 * st;
+      const vec_t u5 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at5),
+          reinterpret_cast<const vec_t *>(direction + at5), beta);
+      acc1[0] += w1 * u5.v[0];
+      acc1[1] += w1 * u5.v[1];
+      const stencil::index_t at6 = x + y * sy + z_p1 * sz + t_p1 * st;
+      const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
+          reinterpret_cast<const vec_t *>(direction + at6), beta);
+      acc1[0] += w1 * u6.v[0];
+      acc1[1] += w1 * u6.v[1];
+      if (t >= t_first) {
+        // Store the tile's sites that lie inside the update region.
+        // Groups that lie wholly inside the update region store with one access.
+        const bool whole_group = x + 2 <= nx;
+        // p' and x + alpha p at the group, read before any store for both branches.
+        const vec_t c0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site),
+            reinterpret_cast<const vec_t *>(direction + site), beta);
+        vec_t xs0 = {};
         if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + sy) = xs1;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l < nx) {
-            STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            STENCIL_STORE(&next_direction[site + sy + l], c1.v[l]);
-            if (solution)
-              solution[site + sy + l] = xs1.v[l];
-            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
-          }
+          xs0 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site),
+              reinterpret_cast<const vec_t *>(direction + site), alpha);
+        if (whole_group) {
+          vec_t r;
+          STENCIL_UNROLL
+          for (int l = 0; l < 2; ++l)
+            r.v[l] = acc0[l];
+          STENCIL_STORE(reinterpret_cast<vec_t *>(out + site), r);
+          STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site), c0);
+          if (solution)
+            *reinterpret_cast<vec_t *>(solution + site) = xs0;
+          STENCIL_UNROLL
+          for (int l = 0; l < 2; ++l)
+            dot += static_cast<double>(c0.v[l]) * static_cast<double>(r.v[l]);
+        } else {
+          STENCIL_UNROLL
+          for (int l = 0; l < 2; ++l)
+            if (x + l < nx) {
+              STENCIL_STORE(&out[site + l], acc0[l]);
+              STENCIL_STORE(&next_direction[site + l], c0.v[l]);
+              if (solution)
+                solution[site + l] = xs0.v[l];
+              dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
+            }
+        }
+      }
+      // Output t is stored: the ring moves down by one.
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l) {
+        acc0[l] = acc1[l];
+        acc1[l] = acc2[l];
+        acc2[l] = value_type(0);
       }
     }
   }
@@ -1223,7 +1098,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchApply));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -1248,6 +1123,7 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      config.planes,
       config.blocks_z,
       params);
   return stencil::launch_status("laplacian4d_periodic_auto_x2_kernel");
@@ -1276,7 +1152,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchApply));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -1301,6 +1177,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      config.planes,
       config.blocks_z,
       params);
   return stencil::launch_status("laplacian4d_periodic_auto_x2_kernel");
@@ -1331,7 +1208,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchDot));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -1356,6 +1233,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      config.planes,
       config.blocks_z,
       params,
       partials);
@@ -1392,7 +1270,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchFold));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -1441,6 +1319,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       extents.ny,
       extents.nz,
       extents.nt,
+      config.planes,
       config.blocks_z,
       params,
       partials);
@@ -1467,6 +1346,15 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
       static_cast<const value_type *>(direction), beta,
       static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
+}
+
+std::int64_t march_residency(int kernel) {
+  const int threads = 512;
+  if (kernel == stencil::kMarchDot)
+    return stencil::resident_blocks(laplacian4d_periodic_auto_x2_dot_kernel, threads);
+  if (kernel == stencil::kMarchFold)
+    return stencil::resident_blocks(laplacian4d_periodic_auto_x2_fold_dot_kernel, threads);
+  return stencil::resident_blocks(laplacian4d_periodic_auto_x2_kernel, threads);
 }
 
 } // namespace laplacian4d_periodic_auto_x2

@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <optional>
@@ -165,35 +166,147 @@ int offAxisZTaps(const StencilModel &m) {
   return count;
 }
 
-/// The groups' kernel marching along z, by rule rather than by the cost
-/// model, which does not weigh the march: for stencils with taps off the z
-/// axis that reach along z, where the spec leaves the tile open. The
-/// block's threads along z move to y (a march has one along z). On an H200
-/// at 512^3 the 27-point stencil marched at 3476 GB/s with the 32x8x1
-/// threads this gives its planner's 32x4x2, against 2905 for the tile
-/// (docs/performance.md); star stencils (7- and 13-point) gained nothing
-/// in the probe (bench/probes/z_march.cu), so the rule leaves them.
-std::optional<KernelOptions> marchingGroups(const StencilModel &grouped) {
+/// Taps that reach along the slowest axis (t) of a 4-D field: a march
+/// along t shares their planes' loads between a column's sites.
+int tapsAlongT(const StencilModel &m) {
+  if (m.dims != 4)
+    return 0;
+  int count = 0;
+  for (const Tap &tap : m.taps)
+    count += tap.offset[3] != 0;
+  return count;
+}
+
+/// A kernel the planner marches by rule, and the rule's words for the note.
+struct MarchRule {
+  KernelOptions options;
+  std::string reason;
+};
+
+/// The fewest threads a marching 4-D block holds where the planner chose
+/// the block. On an H200 at 64^3 x 128, laplacian4d_periodic's groups of 2
+/// marched at 3148-3276 GB/s with 128 threads, 3402-3415 with 256 and
+/// 3469-3500 with 512 (docs/performance.md, "Marching along t in the
+/// generator"); a float torus's groups of 4 at 2186 with 256 threads and
+/// 2428 with 512, against 2201 with the planner's tile
+/// (docs/results/h200-4d-march-rule.txt).
+constexpr int kMarchBlockThreads = 512;
+
+/// The threads an SM keeps resident for the site-major vector march: a
+/// minimum of resident blocks that makes them 1024 caps a thread at 64
+/// registers, and only with it the march gained (H200, 24 floats at 32^3 x
+/// 64: 3028-3040 GB/s with 128 threads 8 an SM or 256 threads 4 an SM,
+/// 2712 with 256 threads and no minimum, against 2689 for the planner's
+/// unmarched kernel: docs/results/h200-vector-march-gap.txt, call 8).
+constexpr int kMarchResidentThreads = 1024;
+
+/// The groups' kernel marching along the slowest axis, by rule rather than
+/// by the cost model, which does not weigh the march, where the spec leaves
+/// the tile open:
+/// - 3-D, Dirichlet: for stencils with taps off the z axis that reach
+///   along z. The block's threads along z move to y (a march has one along
+///   z). On an H200 at 512^3 the 27-point stencil marched at 3476 GB/s with
+///   the 32x8x1 threads this gives its planner's 32x4x2, against 2905 for
+///   the tile (docs/performance.md); star stencils (7- and 13-point) gained
+///   nothing in the probe (bench/probes/z_march.cu), so the rule leaves
+///   them.
+/// - 4-D, every axis periodic or antiperiodic: for stencils that reach
+///   along t, star stencils too. The threads along t move to z, and a
+///   block the planner chose grows along z to kMarchBlockThreads. On an
+///   H200 at 64^3 x 128 tori's groups marched 10-12% faster than with the
+///   planner's tile; on an all-Dirichlet lattice the march lost 6-9%
+///   (docs/results/h200-4d-march-rule.txt), so such lattices keep the
+///   tile.
+/// Single-component fields only: component-major vector fields' rows
+/// marched 4-5% slower than their entries.
+std::optional<MarchRule> marchingGroups(const StencilModel &grouped) {
   const KernelOptions &k = grouped.kernel;
-  if (k.written.tile || k.written.march || offAxisZTaps(grouped) == 0)
-    return std::nullopt;
-  // Measured on Dirichlet single-component fields only; periodic axes and
-  // vector fields, which march since, keep the tile until a run says the
-  // rule holds for them.
-  if (grouped.components != 1 || !grouped.allDirichlet())
+  if (k.written.tile || k.written.march || grouped.components != 1)
     return std::nullopt;
   StencilModel m = grouped;
   KernelOptions &marching = m.kernel;
+  MarchRule rule;
+  if (grouped.dims == 3) {
+    // Measured on Dirichlet fields only; periodic axes keep the tile until
+    // a run says the rule holds for them.
+    const int offAxis = offAxisZTaps(grouped);
+    if (offAxis == 0 || !grouped.allDirichlet())
+      return std::nullopt;
+    if (!k.written.block) {
+      marching.block[1] *= marching.block[2];
+      marching.block[2] = 1;
+    }
+    rule.reason = std::to_string(offAxis) + " taps off the z axis reach "
+                                            "along z";
+  } else if (const int alongT = tapsAlongT(grouped);
+             alongT > 0 && grouped.allWrap()) {
+    if (!k.written.block) {
+      marching.block[2] *= marching.block[3];
+      marching.block[3] = 1;
+      while (marching.threadsPerBlock() < kMarchBlockThreads)
+        marching.block[2] *= 2;
+      if (!k.written.launchBounds)
+        marching.launchBounds = marching.threadsPerBlock();
+    }
+    rule.reason = std::to_string(alongT) +
+                  " taps reach along t of a torus; on an H200 such groups "
+                  "marched 10-12% faster than with a tile";
+  } else {
+    return std::nullopt;
+  }
   marching.march = true;
   marching.tileAxis = m.dims - 1;
   marching.tileFactor = 1;
-  if (!k.written.block) {
-    marching.block[1] *= marching.block[2];
-    marching.block[2] = 1;
-  }
   if (!admissible(m))
     return std::nullopt;
-  return marching;
+  rule.options = marching;
+  return rule;
+}
+
+/// The spec's own kernels marching along t, by rule: for 4-D site-major
+/// vector fields in plain storage whose chosen kernels move one vector of
+/// a site a tap (components_per_thread equal to vector_width), which the
+/// march gathers a plane at a time (KernelPlan::gathersPlane), where the
+/// spec leaves the tile, the launch bounds and the resident minimum open,
+/// on tori (the lattices measured; the single-component march lost on an
+/// all-Dirichlet one). The minimum makes kMarchResidentThreads; the
+/// threads along t move to z. On an H200 (stencil_bench, 32^3 x 64) the
+/// planner's kernels for the 24-float field so marched at 2978-3042 GB/s
+/// against 2689 unmarched, the 12-double field's at 3024-3047 against 3022
+/// (docs/results/h200-4d-march-rule.txt).
+std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
+  const KernelOptions &k = chosen.kernel;
+  if (chosen.dims != 4 || chosen.components == 1 || k.written.tile ||
+      k.written.march || k.written.launchBounds || k.written.minBlocksPerSm)
+    return std::nullopt;
+  if (chosen.layout.order != LayoutOrder::SiteMajor || chosen.layout.evenOdd ||
+      chosen.layout.hasSubdomains() || !chosen.allWrap() || k.vectorWidth < 2 ||
+      chosen.componentsPerThread() != k.vectorWidth || tapsAlongT(chosen) == 0)
+    return std::nullopt;
+  StencilModel m = chosen;
+  KernelOptions &marching = m.kernel;
+  marching.march = true;
+  marching.tileAxis = 3;
+  marching.tileFactor = 1;
+  if (!k.written.block) {
+    marching.block[2] *= marching.block[3];
+    marching.block[3] = 1;
+  }
+  marching.launchBounds = marching.threadsPerBlock();
+  marching.minBlocksPerSm =
+      std::max(1, kMarchResidentThreads / marching.threadsPerBlock());
+  if (!admissible(m))
+    return std::nullopt;
+  MarchRule rule;
+  rule.options = marching;
+  rule.reason = "a thread moves one vector of " +
+                std::to_string(k.vectorWidth) +
+                " values a tap, gathered a plane at a time, with at least " +
+                std::to_string(marching.minBlocksPerSm) + " blocks (" +
+                std::to_string(kMarchResidentThreads) +
+                " threads) an SM; on an H200 the 24-float field's kernels so "
+                "marched 13% faster than unmarched";
+  return rule;
 }
 
 /// Why `m` cannot take groups of `width` sites along x; empty if it can.
@@ -668,6 +781,27 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     }
     notes.push_back(std::move(note));
   }
+  // The spec's own kernels of a 4-D site-major vector field march where
+  // the cost model's choice moves one vector a tap: a rule, which the
+  // notes set beside the cost model's choice.
+  const std::optional<MarchRule> sitesMarch = marchingVectorSites(best->model);
+  if (sitesMarch) {
+    StencilModel marched = best->model;
+    marched.kernel = sitesMarch->options;
+    KernelOptionNote &block = notes[0], &tile = notes[1];
+    if (!block.written && block.value != blockShapeText(marched)) {
+      block.reason = "a rule with the march (its threads along t move to "
+                     "z); the cost model chose " +
+                     block.value + ": " + block.reason;
+      block.value = blockShapeText(marched);
+    }
+    tile.reason = "a rule, not the cost model: " + sitesMarch->reason +
+                  " (the cost model chose tile " + tile.value + ": " +
+                  tile.reason + ")";
+    tile.value = tileText(sitesMarch->options);
+  }
+  const KernelOptions &runs =
+      sitesMarch ? sitesMarch->options : best->model.kernel;
   // Single-component fields, and each component's row of a component-major
   // vector field: groups of sites along x per access need nx a multiple of
   // the width (rows start aligned), which the spec's kernels must not ask
@@ -751,15 +885,14 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                     " predicted against " +
                     percent(best->cost.predictedFraction()) + " (" +
                     std::to_string(widened.size()) + " candidates weighed)";
-      if (std::optional<KernelOptions> marching =
-              marchingGroups(grouped->model)) {
-        alongX = *marching;
+      if (std::optional<MarchRule> marching = marchingGroups(grouped->model)) {
+        alongX = marching->options;
         StencilModel shown = grouped->model;
-        shown.kernel = *marching;
-        note.reason += "; it marches along z instead of that tile, block " +
-                       blockShapeText(shown) + " (a rule, not the cost " +
-                       "model: " + std::to_string(offAxisZTaps(model)) +
-                       " taps off the z axis reach along z)";
+        shown.kernel = marching->options;
+        note.reason +=
+            "; it marches along " + std::string(axisName(shown.dims - 1)) +
+            " instead of that tile, block " + blockShapeText(shown) +
+            " (a rule, not the cost model: " + marching->reason + ")";
       }
       if (model.hasInner) {
         innerGroups = innerAlongX(best->model, k, device);
@@ -776,7 +909,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   {
     KernelOptionNote note;
     note.option = "launch_bounds";
-    note.value = std::to_string(best->model.kernel.launchBounds);
+    note.value = std::to_string(runs.launchBounds);
     note.written = written.launchBounds;
     if (!note.written)
       note.reason = "the block's threads, so that the compiler budgets "
@@ -786,11 +919,19 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   {
     KernelOptionNote note;
     note.option = "min_blocks_per_sm";
-    note.value = std::to_string(best->model.kernel.minBlocksPerSm);
+    note.value = std::to_string(runs.minBlocksPerSm);
     note.written = written.minBlocksPerSm || written.launchBounds;
     if (!note.written) {
       const int minimum = best->model.kernel.minBlocksPerSm;
-      if (minimum > 0)
+      if (sitesMarch)
+        note.reason =
+            "a rule with the march: " + std::to_string(kMarchResidentThreads) +
+            " threads resident an SM, at most " +
+            std::to_string(device.registersPerMultiprocessor /
+                           kMarchResidentThreads) +
+            " registers a thread on " + device.name +
+            " (the cost model chose " + std::to_string(minimum) + ")";
+      else if (minimum > 0)
         note.reason = "up to " + std::to_string(best->cost.registers) +
                       " registers a thread: a link tap's product wants its "
                       "link and its neighbour in registers together, past "
@@ -840,16 +981,30 @@ OptionSearch chooseOpenOptions(StencilModel &model,
          written.staging ? ""
                          : "registers, the default: the cost model does not "
                            "weigh shared-memory staging"});
-  // Named only where the spec writes it: the cost model does not weigh
-  // the march yet (docs/performance.md, "Marching along z").
+  // Named only where the spec writes it or a rule marches the spec's own
+  // kernels: the cost model does not weigh the march (docs/performance.md,
+  // "Marching along z").
   if (written.march)
     notes.push_back({"march", model.kernel.march ? "true" : "false", true, ""});
+  else if (sitesMarch)
+    notes.push_back(
+        {"march", "true", false, "a rule, not the cost model (see tile)"});
   StencilModel chosen = best->model;
+  chosen.kernel = runs;
   chosen.alongX = alongX;
   chosen.innerAlongX = innerGroups;
-  if (std::optional<KernelOptionNote> fold =
-          chooseFoldPasses(chosen, candidates, written.vectorWidth, device))
+  if (sitesMarch) {
+    // The cost model, blind to the march, would weigh unmarched fold
+    // kernels against it; the marching ones ran CG's fused pass of the
+    // 24-float field at 3026 GB/s on an H200 (71% of the copy).
+    if (predictedFoldCost(chosen, device))
+      notes.push_back({"fold_pass", "the kernels chosen for apply", false,
+                       "they march (a rule), and the cost model does not "
+                       "weigh the march against other fold kernels"});
+  } else if (std::optional<KernelOptionNote> fold = chooseFoldPasses(
+                 chosen, candidates, written.vectorWidth, device)) {
     notes.push_back(std::move(*fold));
+  }
   if (layoutNote)
     notes.insert(notes.begin(), std::move(*layoutNote));
   chosen.optionNotes = std::move(notes);
