@@ -21,6 +21,8 @@ namespace stencilc {
 /// What the choice weighed.
 struct OptionSearch {
   int candidates = 0;
+  /// The cost model's prediction for its cheapest candidate; a rule the
+  /// model does not weigh (a march) may then change the model's kernels.
   KernelCost chosen;
 };
 

@@ -533,7 +533,10 @@ const KernelOptionNote *note(const StencilModel &m, const std::string &name) {
 } // namespace
 
 TEST(ChooseOptions, PicksTheCheapestCandidateAndSaysWhy) {
-  std::optional<StencilModel> model = modelFromYaml(kVectorField);
+  // On a Dirichlet lattice, where no march rule overrides the cost model.
+  std::string yaml = kVectorField;
+  yaml.replace(yaml.find("boundary: periodic"), 18, "boundary: dirichlet");
+  std::optional<StencilModel> model = modelFromYaml(yaml);
   ASSERT_TRUE(model);
   const KernelCost before =
       estimateCost(*model, planKernel(*model), h100Device());
@@ -557,6 +560,47 @@ TEST(ChooseOptions, PicksTheCheapestCandidateAndSaysWhy) {
   }
   EXPECT_NE(note(*model, "block")->reason.find("predicted"), std::string::npos);
   EXPECT_EQ(model->kernel.launchBounds, model->kernel.threadsPerBlock());
+}
+
+TEST(ChooseOptions, MarchesSiteMajorToriThatMoveOneVectorATap) {
+  // 12 doubles a site on a torus: the cost model's kernels move one
+  // 16-byte vector a tap, so a rule marches them along t with 1024 threads
+  // resident an SM (the model does not weigh the march); search.chosen
+  // stays the model's own prediction for its choice.
+  std::optional<StencilModel> model = modelFromYaml(kVectorField);
+  ASSERT_TRUE(model);
+  const OptionSearch search = chooseOpenOptions(*model);
+  const KernelOptions &k = model->kernel;
+  EXPECT_TRUE(k.march);
+  EXPECT_EQ(k.tileAxis, 3);
+  EXPECT_EQ(k.tileFactor, 1);
+  EXPECT_EQ(k.block[3], 1);
+  EXPECT_EQ(k.vectorWidth, 2);
+  EXPECT_EQ(model->componentsPerThread(), 2);
+  EXPECT_EQ(k.launchBounds, k.threadsPerBlock());
+  EXPECT_EQ(k.minBlocksPerSm * k.threadsPerBlock(), 1024);
+  EXPECT_GT(search.chosen.picosecondsPerSite, 0);
+  ASSERT_NE(note(*model, "march"), nullptr);
+  EXPECT_FALSE(note(*model, "march")->written);
+  EXPECT_NE(note(*model, "tile")->reason.find("a rule, not the cost model"),
+            std::string::npos);
+  EXPECT_EQ(note(*model, "tile")->value, "the march along t");
+  EXPECT_NE(note(*model, "min_blocks_per_sm")->reason.find("a rule"),
+            std::string::npos);
+  // No separate fold pass weighed against the march: CG's fold pass runs
+  // with the marching kernels.
+  EXPECT_FALSE(model->foldPass);
+  // Choosing again from the chosen model keeps the march.
+  chooseOpenOptions(*model);
+  EXPECT_TRUE(model->kernel.march);
+
+  // Written launch bounds leave the cost model's choice unmarched.
+  std::optional<StencilModel> bounded = modelFromYaml(
+      std::string(kVectorField) + "kernel: {launch_bounds: 256}\n");
+  ASSERT_TRUE(bounded);
+  chooseOpenOptions(*bounded);
+  EXPECT_FALSE(bounded->kernel.march);
+  EXPECT_EQ(note(*bounded, "march"), nullptr);
 }
 
 TEST(ChooseOptions, KeepsEveryOptionTheSpecWrites) {
