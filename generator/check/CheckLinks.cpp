@@ -130,6 +130,8 @@ void Checker::checkLinks() {
                   "not " +
                       Twine(out.colours));
   }
+  out.layoutWritten = links.layoutOrder.present || links.layoutBlock.present ||
+                      links.layoutVector.present;
   checkStorageOrder(links.layoutOrder, links.layoutBlock, links.layoutRange,
                     {"links.layout", "link layout", "a site's matrices together",
                      "one array per real"},
@@ -322,6 +324,8 @@ void Checker::checkClover() {
   } else {
     ok = false;
   }
+  out.layoutWritten = clover.layoutOrder.present ||
+                      clover.layoutBlock.present || clover.layoutVector.present;
   checkStorageOrder(clover.layoutOrder, clover.layoutBlock, clover.layoutRange,
                     {"clover.layout", "clover layout",
                      "a site's blocks together", "one array per real"},

@@ -162,6 +162,16 @@ struct FieldLayout {
   }
 };
 
+/// A component order alone, as a layout (no site order): how the links and
+/// the clover term place a site's reals.
+inline FieldLayout componentOrder(LayoutOrder order, int block, int vector) {
+  FieldLayout l;
+  l.order = order;
+  l.block = block;
+  l.vector = vector;
+  return l;
+}
+
 /// The link field of a gauge-covariant stencil: an N x N complex matrix
 /// U_mu(x) per site and direction, stored per site as `dims` matrices, rows
 /// of complex entries (re, im) in row-major order, placed by `order`.
@@ -172,14 +182,13 @@ struct LinkField {
   LayoutOrder order = LayoutOrder::SiteMajor;
   int block = 1;  ///< Blocked order: sites per block
   int vector = 1; ///< reals per load (soa and aosoa: adjacent groups)
+  /// Whether the spec writes links.layout; if not the planner chooses it
+  /// (chooseLinkStorage).
+  bool layoutWritten = false;
   bool present() const { return !name.empty(); }
   /// The links' component order alone, as a layout (no site order).
   FieldLayout storageOrder() const {
-    FieldLayout l;
-    l.order = order;
-    l.block = block;
-    l.vector = vector;
-    return l;
+    return componentOrder(order, block, vector);
   }
   /// Reals stored per matrix: 2 N^2, or 12 for two rows of SU(3).
   int realsPerLink() const {
@@ -198,7 +207,14 @@ struct CloverTerm {
   LayoutOrder order = LayoutOrder::SiteMajor;
   int block = 1;
   int vector = 1;
+  /// Whether the spec writes clover.layout; if not the planner chooses it
+  /// (chooseLinkStorage).
+  bool layoutWritten = false;
   bool present() const { return !name.empty(); }
+  /// The clover's component order alone, as a layout (no site order).
+  FieldLayout storageOrder() const {
+    return componentOrder(order, block, vector);
+  }
 };
 
 /// Where a whole-lattice kernel's threads read their neighbours: straight

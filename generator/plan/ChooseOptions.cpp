@@ -194,10 +194,11 @@ constexpr int kMarchBlockThreads = 512;
 
 /// The threads an SM keeps resident for the site-major vector march: a
 /// minimum of resident blocks that makes them 1024 caps a thread at 64
-/// registers, and only with it the march gained (H200, 24 floats at 32^3 x
-/// 64: 3028-3040 GB/s with 128 threads 8 an SM or 256 threads 4 an SM,
-/// 2712 with 256 threads and no minimum, against 2689 for the planner's
-/// unmarched kernel: docs/results/h200-vector-march-gap.txt, call 8).
+/// registers. On an H200 (the tuner, 24 floats at 32^3 x 64, one call)
+/// such marches ran at 3028-3040 GB/s with 128 threads 8 an SM or 256
+/// threads 4 an SM, at 2712 with 256 threads and no minimum, against 2620
+/// for the kernels of then (docs/results/h200-vector-march-gap.txt, call
+/// 8).
 constexpr int kMarchResidentThreads = 1024;
 
 /// The groups' kernel marching along the slowest axis, by rule rather than
@@ -213,8 +214,10 @@ constexpr int kMarchResidentThreads = 1024;
 /// - 4-D, every axis periodic or antiperiodic: for stencils that reach
 ///   along t, star stencils too. The threads along t move to z, and a
 ///   block the planner chose grows along z to kMarchBlockThreads. On an
-///   H200 at 64^3 x 128 tori's groups marched 10-12% faster than with the
-///   planner's tile; on an all-Dirichlet lattice the march lost 6-9%
+///   H200 at 64^3 x 128 tori's groups marched faster than with the
+///   planner's tile: 10% (float, 512 threads) and 4% (double, 256) in one
+///   call of the tuner, laplacian4d_periodic's 10-12% against an earlier
+///   run; on an all-Dirichlet lattice the march lost 6-9%
 ///   (docs/results/h200-4d-march-rule.txt), so such lattices keep the
 ///   tile.
 /// Single-component fields only: component-major vector fields' rows
@@ -250,7 +253,7 @@ std::optional<MarchRule> marchingGroups(const StencilModel &grouped) {
     }
     rule.reason = std::to_string(alongT) +
                   " taps reach along t of a torus; on an H200 such groups "
-                  "marched 10-12% faster than with a tile";
+                  "marched 4-12% faster than with a tile";
   } else {
     return std::nullopt;
   }
@@ -264,23 +267,26 @@ std::optional<MarchRule> marchingGroups(const StencilModel &grouped) {
 }
 
 /// The spec's own kernels marching along t, by rule: for 4-D site-major
-/// vector fields in plain storage whose chosen kernels move one vector of
-/// a site a tap (components_per_thread equal to vector_width), which the
+/// float fields in plain storage whose chosen kernels move one vector of a
+/// site a tap (components_per_thread equal to vector_width), which the
 /// march gathers a plane at a time (KernelPlan::gathersPlane), where the
 /// spec leaves the tile, the launch bounds and the resident minimum open,
 /// on tori (the lattices measured; the single-component march lost on an
 /// all-Dirichlet one). The minimum makes kMarchResidentThreads; the
 /// threads along t move to z. On an H200 (stencil_bench, 32^3 x 64) the
 /// planner's kernels for the 24-float field so marched at 2978-3042 GB/s
-/// against 2689 unmarched, the 12-double field's at 3024-3047 against 3022
-/// (docs/results/h200-4d-march-rule.txt).
+/// (docs/results/h200-4d-march-rule.txt) against 2689-2690 unmarched
+/// (docs/results/h200-vector-march-gap.txt, call 9). Doubles keep the
+/// cost model's choice: the 12-double field's marched at 3024-3047 against
+/// 3022-3083 unmarched in earlier runs (docs/performance.md), no gain.
 std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
   const KernelOptions &k = chosen.kernel;
   if (chosen.dims != 4 || chosen.components == 1 || k.written.tile ||
       k.written.march || k.written.launchBounds || k.written.minBlocksPerSm)
     return std::nullopt;
   if (chosen.layout.order != LayoutOrder::SiteMajor || chosen.layout.evenOdd ||
-      chosen.layout.hasSubdomains() || !chosen.allWrap() || k.vectorWidth < 2 ||
+      chosen.layout.hasSubdomains() || !chosen.allWrap() ||
+      chosen.precision != Precision::Float || k.vectorWidth < 2 ||
       chosen.componentsPerThread() != k.vectorWidth || tapsAlongT(chosen) == 0)
     return std::nullopt;
   StencilModel m = chosen;
@@ -295,17 +301,20 @@ std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
   marching.launchBounds = marching.threadsPerBlock();
   marching.minBlocksPerSm =
       std::max(1, kMarchResidentThreads / marching.threadsPerBlock());
+  // (Float specs have no inner precision, whose bfloat16 kernels could not
+  // march.)
   if (!admissible(m))
     return std::nullopt;
+  const int resident = marching.minBlocksPerSm * marching.threadsPerBlock();
   MarchRule rule;
   rule.options = marching;
   rule.reason = "a thread moves one vector of " +
                 std::to_string(k.vectorWidth) +
                 " values a tap, gathered a plane at a time, with at least " +
                 std::to_string(marching.minBlocksPerSm) + " blocks (" +
-                std::to_string(kMarchResidentThreads) +
+                std::to_string(resident) +
                 " threads) an SM; on an H200 the 24-float field's kernels so "
-                "marched 13% faster than unmarched";
+                "marched 11-13% faster than unmarched";
   return rule;
 }
 
@@ -630,8 +639,40 @@ std::optional<KernelOptionNote> chooseFieldLayout(StencilModel &model) {
   return note;
 }
 
+std::vector<KernelOptionNote> chooseLinkStorage(StencilModel &model) {
+  std::vector<KernelOptionNote> notes;
+  if (model.links.present() && !model.links.layoutWritten) {
+    LinkField &links = model.links;
+    links.order = LayoutOrder::ComponentMajor;
+    links.block = 1;
+    // Pairs always fit: a link holds 2 N^2 or 12 reals, and two doubles
+    // are 16 bytes.
+    links.vector = 2;
+    notes.push_back(
+        {"links.layout", specLayoutText(links.storageOrder()), false,
+         "one array per real, 2 reals a load, which asks nothing of the "
+         "lattice (blocks of 32 sites ask a multiple of 32); on an H200 at "
+         "32^3 x 64 pairs so ran a gauge-covariant Laplacian 2.7x and a "
+         "Wilson-clover hop 1.7x faster than a site's matrices together, "
+         "within 1% of blocks of 32 sites"});
+  }
+  if (model.clover.present() && !model.clover.layoutWritten) {
+    CloverTerm &clover = model.clover;
+    clover.order = LayoutOrder::ComponentMajor;
+    clover.block = 1;
+    clover.vector = 16 / model.arrayElementBytes();
+    notes.push_back(
+        {"clover.layout", specLayoutText(clover.storageOrder()), false,
+         "one array per real, 16 bytes a load; on an H200 at 32^3 x 64 the "
+         "Wilson-clover hop so ran 1.16x faster than with a site's blocks "
+         "together, level with blocks of 32 sites"});
+  }
+  return notes;
+}
+
 OptionSearch chooseOpenOptions(StencilModel &model,
                                const DeviceModel &device) {
+  std::vector<KernelOptionNote> storageNotes = chooseLinkStorage(model);
   std::optional<KernelOptionNote> layoutNote = chooseFieldLayout(model);
   const KernelOptions::Written &written = model.kernel.written;
   const bool evenOdd = model.layout.evenOdd;
@@ -781,7 +822,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     }
     notes.push_back(std::move(note));
   }
-  // The spec's own kernels of a 4-D site-major vector field march where
+  // The spec's own kernels of a 4-D site-major float field march where
   // the cost model's choice moves one vector a tap: a rule, which the
   // notes set beside the cost model's choice.
   const std::optional<MarchRule> sitesMarch = marchingVectorSites(best->model);
@@ -925,10 +966,11 @@ OptionSearch chooseOpenOptions(StencilModel &model,
       const int minimum = best->model.kernel.minBlocksPerSm;
       if (sitesMarch)
         note.reason =
-            "a rule with the march: " + std::to_string(kMarchResidentThreads) +
+            "a rule with the march: " +
+            std::to_string(runs.minBlocksPerSm * runs.threadsPerBlock()) +
             " threads resident an SM, at most " +
             std::to_string(device.registersPerMultiprocessor /
-                           kMarchResidentThreads) +
+                           (runs.minBlocksPerSm * runs.threadsPerBlock())) +
             " registers a thread on " + device.name +
             " (the cost model chose " + std::to_string(minimum) + ")";
       else if (minimum > 0)
@@ -1005,6 +1047,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                  chosen, candidates, written.vectorWidth, device)) {
     notes.push_back(std::move(*fold));
   }
+  notes.insert(notes.begin(), storageNotes.begin(), storageNotes.end());
   if (layoutNote)
     notes.insert(notes.begin(), std::move(*layoutNote));
   chosen.optionNotes = std::move(notes);

@@ -28,8 +28,9 @@ struct OptionSearch {
 
 /// Chooses `model`'s open kernel options on `device`, and fills
 /// model.optionNotes for every option, written or chosen; first, where the
-/// spec leaves it open, the storage of an even/odd field
-/// (chooseFieldLayout).
+/// spec leaves them open, the storage of an even/odd field
+/// (chooseFieldLayout) and of the links and clover term
+/// (chooseLinkStorage).
 OptionSearch chooseOpenOptions(StencilModel &model,
                                const DeviceModel &device = h100Device());
 
@@ -42,6 +43,17 @@ OptionSearch chooseOpenOptions(StencilModel &model,
 /// model.layout and returns the note `stencilc plan` prints; none where
 /// the storage is not open.
 std::optional<KernelOptionNote> chooseFieldLayout(StencilModel &model);
+
+/// Links and a clover term whose spec writes no layout: one array per real
+/// ('soa'), links in pairs of reals a load, the clover term in 16-byte
+/// loads (QUDA's float2/float4 order without its blocks of sites, which ask
+/// the lattice for a multiple of their sites). A rule, measured on the
+/// H200 (docs/performance.md, "Links and clover stored by the planner");
+/// the cost model does not see the caches' waste of site-major matrices.
+/// One choice for every GPU; an inner precision's kernels share it. Sets
+/// model.links and model.clover and returns the notes `stencilc plan`
+/// prints, none where nothing is open.
+std::vector<KernelOptionNote> chooseLinkStorage(StencilModel &model);
 
 /// The predicted cost of `model`'s timed kernel with its options as they
 /// are: the whole-lattice apply, or for even/odd storage the even-to-odd

@@ -112,21 +112,13 @@ bool parseLayoutOrder(StringRef value, LayoutOrder &order, int &block,
 
 } // namespace
 
-/// The clover's component order alone, as a layout (no site order).
-static FieldLayout cloverStorageOrder(const StencilModel &model) {
-  FieldLayout l;
-  l.order = model.clover.order;
-  l.block = model.clover.block;
-  l.vector = model.clover.vector;
-  return l;
-}
-
 std::string storageOptionsText(const StencilModel &model) {
   return "layout=" + layoutText(model.layout) +
-         (model.hasLinkTaps() ? "; links=" + layoutText(model.links.storageOrder())
-                              : std::string()) +
+         (model.hasLinkTaps()
+              ? "; links=" + layoutText(model.links.storageOrder())
+              : std::string()) +
          (model.hasCloverTap()
-              ? "; clover=" + layoutText(cloverStorageOrder(model))
+              ? "; clover=" + layoutText(model.clover.storageOrder())
               : std::string());
 }
 
@@ -152,10 +144,11 @@ std::string tuningOptionsText(const StencilModel &model) {
               ? "; components_per_thread=" +
                     std::to_string(model.componentsPerThread())
               : std::string()) +
-         (model.hasLinkTaps() ? "; links=" + layoutText(model.links.storageOrder())
-                              : std::string()) +
+         (model.hasLinkTaps()
+              ? "; links=" + layoutText(model.links.storageOrder())
+              : std::string()) +
          (model.hasCloverTap()
-              ? "; clover=" + layoutText(cloverStorageOrder(model))
+              ? "; clover=" + layoutText(model.clover.storageOrder())
               : std::string()) +
          // Written only when not auto, the default (entries from before
          // the option read back as auto).
@@ -394,8 +387,8 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
                            m.links.storageOrder()))
         return std::move(e);
     if (m.hasCloverTap())
-      if (Error e = pinned("clover", cloverStorageOrder(model),
-                           cloverStorageOrder(m)))
+      if (Error e = pinned("clover", model.clover.storageOrder(),
+                           m.clover.storageOrder()))
         return std::move(e);
   }
   return m;

@@ -208,6 +208,8 @@ TEST(Distributed, OperatorsEqualTheSingleRankOnesAtEverySite) {
       {"t_dist3d_rows_soa_w2", {8, 6, 12}, {"1,1,1", "1,1,2", "2,1,1", "2,2,1", "1,2,2"}, 1e-6},
       {"t_dist4d_aosoa_c6", {4, 4, 6, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-14},
       {"t_dist_clover4d_eo_f64", {4, 4, 4, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,1", "1,1,2,2"}, 1e-13},
+      // The same with the planner's storage of links and clover (soa pairs).
+      {"t_dist_clover4d_eo_open", {4, 4, 4, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-13},
       {"t_dist4d_sub_c2", {4, 4, 8, 8}, {"1,1,1,1", "1,1,1,2", "1,1,2,2"}, 1e-14},
       {"t_dist_eo3d_c2", {8, 12, 16}, {"1,1,1", "1,2,1", "1,1,2", "1,2,2"}, 1e-14},
       // A site shared by threads side by side: subdomains, even/odd hops.
