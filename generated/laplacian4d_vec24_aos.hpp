@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_aos.yaml. Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, site-major (AoS)
-// Options: block 32x4x2x1, launch bounds 256 (at least 4 per SM), marching along t, load order explicit "-YZT+YZT-X+X C", regular stores, 4 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256, no tile, load order explicit "-YZT+YZT-X+X C", regular stores, 4 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_aos.hip.
@@ -324,7 +324,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 3, 1, 1, 6, 0, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 0, 1, 1, 6, 0};
   return value;
 }
 
@@ -336,14 +336,10 @@ inline const stencil::Layout &layout() {
 
 /// The grid that covers `extents` (any sizes, multiples of the block and the
 /// tile or not); fails with a message for sizes the stencil cannot take.
-/// The device's resident blocks of a marching kernel (a
-/// stencil::MarchKernel), which size its chunks of planes.
-std::int64_t march_residency(int kernel);
-
 inline stencil::Status launch_config(const Extents &extents,
                                      stencil::LaunchConfig &config) {
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  return stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchApply));
+  return stencil::make_launch_config(shape(), n, config);
 }
 
 /// out = A in on every site, neighbours wrapping around (periodic). The
@@ -417,13 +413,13 @@ inline const stencil::KernelInfo &info() {
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      true, "cg", 7, 192,
+      true, "cg", 9, 192,
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, &apply_fold_dot_generic,
       "e837c0bb0df386b7",
-      "block=32x4x2x1; tile=t1; order=spec; stores=regular; launch_bounds=256; min_blocks_per_sm=4; layout=aos; vector_width=4; components_per_thread=4; march=on", 2, tuned, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=x1; order=spec; stores=regular; launch_bounds=256; layout=aos; vector_width=4; components_per_thread=4", 2, tuned, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr, &march_residency};
+      nullptr, nullptr, nullptr};
   return value;
 }
 
