@@ -3,6 +3,8 @@
 #include "plan/ChooseOptions.h"
 
 #include "check/Check.h"
+#include "plan/ChooseStorage.h"
+#include "plan/MarchRules.h"
 #include "plan/Plan.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -47,12 +49,6 @@ std::string tileText(const KernelOptions &k) {
     return "none";
   return std::string(axisName(k.tileAxis)) + " x " +
          std::to_string(k.tileFactor);
-}
-
-std::string percent(double fraction) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%.0f%%", 100 * fraction);
-  return text;
 }
 
 KernelPlan timedPlan(const StencilModel &model) {
@@ -138,184 +134,6 @@ std::vector<std::array<int, kMaxDims>> vectorGroupBlocks(int dims, int width) {
     }
   }
   return blocks;
-}
-
-/// Whether a candidate's options can be compiled and launched: the launch
-/// bounds cover the block, the resident minimum fits a multiprocessor, the
-/// site's components split evenly, a staged box fits shared memory and a
-/// march keeps its one thread and tile of one along its axis.
-bool admissible(const StencilModel &m) {
-  const KernelOptions &k = m.kernel;
-  if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
-    return false;
-  if (k.minBlocksPerSm * k.threadsPerBlock() > kMaxThreadsPerMultiprocessor)
-    return false;
-  return componentSplitProblem(m, k.componentsPerThread).empty() &&
-         stagingProblem(m).empty() && marchProblem(m).empty();
-}
-
-/// Taps that lie off the z axis and reach along z: a tile along z shares
-/// their columns' loads between planes only through a long register tile,
-/// which the march gets with one ring of 2R + 1 accumulators instead.
-int offAxisZTaps(const StencilModel &m) {
-  if (m.dims != 3)
-    return 0;
-  int count = 0;
-  for (const Tap &tap : m.taps)
-    count += tap.offset[2] != 0 && (tap.offset[0] != 0 || tap.offset[1] != 0);
-  return count;
-}
-
-/// Taps that reach along the slowest axis (t) of a 4-D field: a march
-/// along t shares their planes' loads between a column's sites.
-int tapsAlongT(const StencilModel &m) {
-  if (m.dims != 4)
-    return 0;
-  int count = 0;
-  for (const Tap &tap : m.taps)
-    count += tap.offset[3] != 0;
-  return count;
-}
-
-/// A kernel the planner marches by rule, and the rule's words for the note.
-struct MarchRule {
-  KernelOptions options;
-  std::string reason;
-};
-
-/// The fewest threads a marching 4-D block holds where the planner chose
-/// the block. On an H200 at 64^3 x 128, laplacian4d_periodic's groups of 2
-/// marched at 3148-3276 GB/s with 128 threads, 3402-3415 with 256 and
-/// 3469-3500 with 512 (docs/performance.md, "Marching along t in the
-/// generator"); a float torus's groups of 4 at 2186 with 256 threads and
-/// 2428 with 512, against 2201 with the planner's tile
-/// (docs/results/h200-4d-march-rule.txt).
-constexpr int kMarchBlockThreads = 512;
-
-/// The threads an SM keeps resident for the site-major vector march: a
-/// minimum of resident blocks that makes them 1024 caps a thread at 64
-/// registers. On an H200 (the tuner, 24 floats at 32^3 x 64, one call)
-/// such marches ran at 3028-3040 GB/s with 128 threads 8 an SM or 256
-/// threads 4 an SM, at 2712 with 256 threads and no minimum, against 2620
-/// for the kernels of then (docs/results/h200-vector-march-gap.txt, call
-/// 8).
-constexpr int kMarchResidentThreads = 1024;
-
-/// The groups' kernel marching along the slowest axis, by rule rather than
-/// by the cost model, which does not weigh the march, where the spec leaves
-/// the tile open:
-/// - 3-D, Dirichlet: for stencils with taps off the z axis that reach
-///   along z. The block's threads along z move to y (a march has one along
-///   z). On an H200 at 512^3 the 27-point stencil marched at 3476 GB/s with
-///   the 32x8x1 threads this gives its planner's 32x4x2, against 2905 for
-///   the tile (docs/performance.md); star stencils (7- and 13-point) gained
-///   nothing in the probe (bench/probes/z_march.cu), so the rule leaves
-///   them.
-/// - 4-D, every axis periodic or antiperiodic: for stencils that reach
-///   along t, star stencils too. The threads along t move to z, and a
-///   block the planner chose grows along z to kMarchBlockThreads. On an
-///   H200 at 64^3 x 128 tori's groups marched faster than with the
-///   planner's tile: 10% (float, 512 threads) and 4% (double, 256) in one
-///   call of the tuner, laplacian4d_periodic's 10-12% against an earlier
-///   run; on an all-Dirichlet lattice the march lost 6-9%
-///   (docs/results/h200-4d-march-rule.txt), so such lattices keep the
-///   tile.
-/// Single-component fields only: component-major vector fields' rows
-/// marched 4-5% slower than their entries.
-std::optional<MarchRule> marchingGroups(const StencilModel &grouped) {
-  const KernelOptions &k = grouped.kernel;
-  if (k.written.tile || k.written.march || grouped.components != 1)
-    return std::nullopt;
-  StencilModel m = grouped;
-  KernelOptions &marching = m.kernel;
-  MarchRule rule;
-  if (grouped.dims == 3) {
-    // Measured on Dirichlet fields only; periodic axes keep the tile until
-    // a run says the rule holds for them.
-    const int offAxis = offAxisZTaps(grouped);
-    if (offAxis == 0 || !grouped.allDirichlet())
-      return std::nullopt;
-    if (!k.written.block) {
-      marching.block[1] *= marching.block[2];
-      marching.block[2] = 1;
-    }
-    rule.reason = std::to_string(offAxis) + " taps off the z axis reach "
-                                            "along z";
-  } else if (const int alongT = tapsAlongT(grouped);
-             alongT > 0 && grouped.allWrap()) {
-    if (!k.written.block) {
-      marching.block[2] *= marching.block[3];
-      marching.block[3] = 1;
-      while (marching.threadsPerBlock() < kMarchBlockThreads)
-        marching.block[2] *= 2;
-      if (!k.written.launchBounds)
-        marching.launchBounds = marching.threadsPerBlock();
-    }
-    rule.reason = std::to_string(alongT) +
-                  " taps reach along t of a torus; on an H200 such groups "
-                  "marched 4-12% faster than with a tile";
-  } else {
-    return std::nullopt;
-  }
-  marching.march = true;
-  marching.tileAxis = m.dims - 1;
-  marching.tileFactor = 1;
-  if (!admissible(m))
-    return std::nullopt;
-  rule.options = marching;
-  return rule;
-}
-
-/// The spec's own kernels marching along t, by rule: for 4-D site-major
-/// float fields in plain storage whose chosen kernels move one vector of a
-/// site a tap (components_per_thread equal to vector_width), which the
-/// march gathers a plane at a time (KernelPlan::gathersPlane), where the
-/// spec leaves the tile, the launch bounds and the resident minimum open,
-/// on tori (the lattices measured; the single-component march lost on an
-/// all-Dirichlet one). The minimum makes kMarchResidentThreads; the
-/// threads along t move to z. On an H200 (stencil_bench, 32^3 x 64) the
-/// planner's kernels for the 24-float field so marched at 2978-3042 GB/s
-/// (docs/results/h200-4d-march-rule.txt) against 2689-2690 unmarched
-/// (docs/results/h200-vector-march-gap.txt, call 9). Doubles keep the
-/// cost model's choice: the 12-double field's marched at 3024-3047 against
-/// 3022-3083 unmarched in earlier runs (docs/performance.md), no gain.
-std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
-  const KernelOptions &k = chosen.kernel;
-  if (chosen.dims != 4 || chosen.components == 1 || k.written.tile ||
-      k.written.march || k.written.launchBounds || k.written.minBlocksPerSm)
-    return std::nullopt;
-  if (chosen.layout.order != LayoutOrder::SiteMajor || chosen.layout.evenOdd ||
-      chosen.layout.hasSubdomains() || !chosen.allWrap() ||
-      chosen.precision != Precision::Float || k.vectorWidth < 2 ||
-      chosen.componentsPerThread() != k.vectorWidth || tapsAlongT(chosen) == 0)
-    return std::nullopt;
-  StencilModel m = chosen;
-  KernelOptions &marching = m.kernel;
-  marching.march = true;
-  marching.tileAxis = 3;
-  marching.tileFactor = 1;
-  if (!k.written.block) {
-    marching.block[2] *= marching.block[3];
-    marching.block[3] = 1;
-  }
-  marching.launchBounds = marching.threadsPerBlock();
-  marching.minBlocksPerSm =
-      std::max(1, kMarchResidentThreads / marching.threadsPerBlock());
-  // (Float specs have no inner precision, whose bfloat16 kernels could not
-  // march.)
-  if (!admissible(m))
-    return std::nullopt;
-  const int resident = marching.minBlocksPerSm * marching.threadsPerBlock();
-  MarchRule rule;
-  rule.options = marching;
-  rule.reason = "a thread moves one vector of " +
-                std::to_string(k.vectorWidth) +
-                " values a tap, gathered a plane at a time, with at least " +
-                std::to_string(marching.minBlocksPerSm) + " blocks (" +
-                std::to_string(resident) +
-                " threads) an SM; on an H200 the 24-float field's kernels so "
-                "marched 11-13% faster than unmarched";
-  return rule;
 }
 
 /// Why `m` cannot take groups of `width` sites along x; empty if it can.
@@ -424,7 +242,7 @@ FoldChoice chooseFoldPass(const StencilModel &running,
     choice.reason = "no candidate predicts a fold pass (r and p read at "
                     "every tap) 1% faster than " +
                     runningText + " (" +
-                    percent(standing->predictedFraction()) + ")" + weighed;
+                    percentText(standing->predictedFraction()) + ")" + weighed;
     return choice;
   }
   const KernelOptions &k = fastest->kernel;
@@ -435,10 +253,10 @@ FoldChoice chooseFoldPass(const StencilModel &running,
                  tileText(k) + ", vector_width " +
                  std::to_string(k.vectorWidth);
   choice.reason =
-      percent(fastestCost.predictedFraction()) +
+      percentText(fastestCost.predictedFraction()) +
       " of the copy bandwidth predicted for the fold pass (r and p read at "
       "every tap) against " +
-      percent(standing->predictedFraction()) + " with " + runningText +
+      percentText(standing->predictedFraction()) + " with " + runningText +
       "; CG's fold pass runs from " + name +
       (group > 1 ? " where nx is a multiple of " + std::to_string(group)
                  : std::string()) +
@@ -506,6 +324,16 @@ chooseFoldPasses(StencilModel &chosen, const std::vector<Candidate> &candidates,
 
 } // namespace
 
+bool optionsAdmissible(const StencilModel &m) {
+  const KernelOptions &k = m.kernel;
+  if (k.launchBounds && k.launchBounds < k.threadsPerBlock())
+    return false;
+  if (k.minBlocksPerSm * k.threadsPerBlock() > kMaxThreadsPerMultiprocessor)
+    return false;
+  return componentSplitProblem(m, k.componentsPerThread).empty() &&
+         stagingProblem(m).empty() && marchProblem(m).empty();
+}
+
 KernelCost predictedCost(const StencilModel &model,
                          const DeviceModel &device) {
   return estimateCost(model, timedPlan(model), device);
@@ -543,131 +371,6 @@ StencilModel withKernelOptionsOpen(const StencilModel &model) {
   m.description = "The cost model's choice of every kernel option for " +
                   model.name + ". " + model.description;
   return m;
-}
-
-namespace {
-
-/// An even/odd field leaves site-major storage only for one the model
-/// predicts to take at most this share of its time: on the H200 the hops
-/// of fields whose storages the model ranked within 3% measured within 2%
-/// (docs/results/tune-h200-*-layouts-*.json), and a spec's storage should
-/// not turn on noise.
-constexpr double kLayoutGain = 0.97;
-
-/// A field's storage as a spec writes it: "aos", "{order: soa, vector: 2}".
-std::string specLayoutText(const FieldLayout &layout) {
-  if (layout.order == LayoutOrder::SiteMajor)
-    return "aos";
-  return "{order: " + std::string(layoutOrderName(layout.order)) +
-         ", vector: " + std::to_string(layout.vector) + "}";
-}
-
-} // namespace
-
-std::optional<KernelOptionNote> chooseFieldLayout(StencilModel &model) {
-  if (model.layoutWritten || !model.layout.evenOdd || model.components == 1 ||
-      model.layout.hasSubdomains())
-    return std::nullopt;
-  // One storage on every GPU (the inner kernels share it, and the tuning
-  // cache's entries name theirs): the first device's model chooses.
-  const DeviceModel &device = *knownDevices().front();
-  struct Weighed {
-    FieldLayout layout;
-    double picoseconds = 0;
-    double fraction = 0;
-  };
-  std::vector<Weighed> weighed;
-  std::string ruledOut; // why groups were not weighed, if they were not
-  for (int vector : {1, 2, 4}) {
-    StencilModel m = model;
-    m.layoutWritten = true;
-    m.layout.order =
-        vector == 1 ? LayoutOrder::SiteMajor : LayoutOrder::ComponentMajor;
-    m.layout.block = 1;
-    m.layout.vector = vector;
-    std::string problem =
-        vector > 1 ? fieldVectorProblem(m, vector) : std::string();
-    // A written share of a site must hold whole groups.
-    if (problem.empty())
-      problem = componentSplitProblem(m, m.componentsPerThread());
-    if (!problem.empty()) {
-      if (ruledOut.empty() && vector > 1)
-        ruledOut = "groups of " + std::to_string(vector) + ": " + problem;
-      continue;
-    }
-    const OptionSearch search = chooseOpenOptions(m, device);
-    Weighed w{m.layout, search.chosen.picosecondsPerSite,
-              search.chosen.predictedFraction()};
-    // Mixed-precision solves run mostly the inner kernels, in this storage.
-    if (m.hasInner) {
-      const KernelCost inner = predictedCost(innerKernelsModel(m), device);
-      w.picoseconds += inner.picosecondsPerSite;
-      w.fraction = (search.chosen.dramPs + inner.dramPs) / w.picoseconds;
-    }
-    weighed.push_back(w);
-  }
-  if (weighed.empty() || weighed.front().layout.vector != 1)
-    return std::nullopt; // site-major refused: nothing to fall back on
-  // The fastest storage, where it beats site-major by the margin.
-  const Weighed &siteMajor = weighed.front();
-  const Weighed *fastest = &siteMajor;
-  for (const Weighed &w : weighed)
-    if (w.picoseconds < fastest->picoseconds)
-      fastest = &w;
-  const Weighed *best =
-      fastest->picoseconds <= kLayoutGain * siteMajor.picoseconds ? fastest
-                                                                  : &siteMajor;
-  model.layout = best->layout;
-  std::vector<std::string> others;
-  for (const Weighed &w : weighed)
-    if (&w != best)
-      others.push_back(specLayoutText(w.layout) + " " + percent(w.fraction));
-  KernelOptionNote note;
-  note.option = "layout";
-  note.value = specLayoutText(best->layout);
-  note.reason =
-      "the even/odd hops" +
-      std::string(model.hasInner ? " and the inner precision's hops" : "") +
-      " predicted at " + percent(best->fraction) +
-      " of the copy bandwidth on " + device.name;
-  if (others.empty())
-    note.reason += "; the only storage weighed (" + ruledOut + ")";
-  else
-    note.reason += " (" + llvm::join(others, ", ") +
-                   "; another storage must predict " +
-                   percent(1 - kLayoutGain) + " less time than aos)";
-  return note;
-}
-
-std::vector<KernelOptionNote> chooseLinkStorage(StencilModel &model) {
-  std::vector<KernelOptionNote> notes;
-  if (model.links.present() && !model.links.layoutWritten) {
-    LinkField &links = model.links;
-    links.order = LayoutOrder::ComponentMajor;
-    links.block = 1;
-    // Pairs always fit: a link holds 2 N^2 or 12 reals, and two doubles
-    // are 16 bytes.
-    links.vector = 2;
-    notes.push_back(
-        {"links.layout", specLayoutText(links.storageOrder()), false,
-         "one array per real, 2 reals a load, which asks nothing of the "
-         "lattice (blocks of 32 sites ask a multiple of 32); on an H200 at "
-         "32^3 x 64 pairs so ran a gauge-covariant Laplacian 2.7x and a "
-         "Wilson-clover hop 1.7x faster than a site's matrices together, "
-         "within 1% of blocks of 32 sites"});
-  }
-  if (model.clover.present() && !model.clover.layoutWritten) {
-    CloverTerm &clover = model.clover;
-    clover.order = LayoutOrder::ComponentMajor;
-    clover.block = 1;
-    clover.vector = 16 / model.arrayElementBytes();
-    notes.push_back(
-        {"clover.layout", specLayoutText(clover.storageOrder()), false,
-         "one array per real, 16 bytes a load; on an H200 at 32^3 x 64 the "
-         "Wilson-clover hop so ran 1.16x faster than with a site's blocks "
-         "together, level with blocks of 32 sites"});
-  }
-  return notes;
 }
 
 OptionSearch chooseOpenOptions(StencilModel &model,
@@ -738,7 +441,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
             k.launchBounds = k.threadsPerBlock();
           if (!written.minBlocksPerSm)
             k.minBlocksPerSm = minimum;
-          if (!admissible(m))
+          if (!optionsAdmissible(m))
             continue;
           // Vector fields live on lattices with short rows (4-D, 16 to 64
           // sites): a block row of more sites would idle threads there,
@@ -779,9 +482,9 @@ OptionSearch chooseOpenOptions(StencilModel &model,
               : (evenOdd ? "even/odd hopping kernels keep a site in one thread"
                          : "")},
   };
-  const std::string predicted =
-      percent(best->cost.predictedFraction()) + " of the copy bandwidth on " +
-      device.name + " predicted (limit: " + best->cost.limit + ")";
+  const std::string predicted = percentText(best->cost.predictedFraction()) +
+                                " of the copy bandwidth on " + device.name +
+                                " predicted (limit: " + best->cost.limit + ")";
   const std::string searched =
       " (" + std::to_string(search.candidates) + " candidates weighed)";
   // The cheapest candidate whose `value` differs from the choice's.
@@ -801,7 +504,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     std::string reason = predicted;
     if (other)
       reason += "; the best " + label + ": " +
-                percent(other->cost.predictedFraction()) + why;
+                percentText(other->cost.predictedFraction()) + why;
     return reason + searched;
   };
   std::vector<KernelOptionNote> notes;
@@ -887,7 +590,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
           k.componentsPerThread = perThread;
           if (!written.launchBounds)
             k.launchBounds = k.threadsPerBlock();
-          if (admissible(m) && groupsProblem(m, width).empty())
+          if (optionsAdmissible(m) && groupsProblem(m, width).empty())
             widened.push_back({m, predictedCost(m, device)});
         }
       }
@@ -911,9 +614,9 @@ OptionSearch chooseOpenOptions(StencilModel &model,
           "one site per thread: groups of " +
           std::to_string(grouped->model.kernel.vectorWidth) +
           " sites along x predict " +
-          percent(grouped->cost.predictedFraction()) +
+          percentText(grouped->cost.predictedFraction()) +
           ", too little gain for a second kernel (one site per thread: " +
-          percent(best->cost.predictedFraction()) + ")";
+          percentText(best->cost.predictedFraction()) + ")";
     } else {
       const KernelOptions &k = grouped->model.kernel;
       const std::string w = std::to_string(k.vectorWidth);
@@ -922,9 +625,9 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                     " (" + model.name + "_x" + w + ": block " +
                     blockShapeText(grouped->model) + ", tile " + tileText(k) +
                     ", vector_width " + w + "; the runtime picks it by nx): " +
-                    percent(grouped->cost.predictedFraction()) +
+                    percentText(grouped->cost.predictedFraction()) +
                     " predicted against " +
-                    percent(best->cost.predictedFraction()) + " (" +
+                    percentText(best->cost.predictedFraction()) + " (" +
                     std::to_string(widened.size()) + " candidates weighed)";
       if (std::optional<MarchRule> marching = marchingGroups(grouped->model)) {
         alongX = marching->options;
@@ -965,14 +668,13 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     if (!note.written) {
       const int minimum = best->model.kernel.minBlocksPerSm;
       if (sitesMarch)
-        note.reason =
-            "a rule with the march: " +
-            std::to_string(runs.minBlocksPerSm * runs.threadsPerBlock()) +
-            " threads resident an SM, at most " +
-            std::to_string(device.registersPerMultiprocessor /
-                           (runs.minBlocksPerSm * runs.threadsPerBlock())) +
-            " registers a thread on " + device.name +
-            " (the cost model chose " + std::to_string(minimum) + ")";
+        note.reason = "a rule with the march: " +
+                      std::to_string(sitesMarch->residentThreads) +
+                      " threads resident an SM, at most " +
+                      std::to_string(device.registersPerMultiprocessor /
+                                     sitesMarch->residentThreads) +
+                      " registers a thread on " + device.name +
+                      " (the cost model chose " + std::to_string(minimum) + ")";
       else if (minimum > 0)
         note.reason = "up to " + std::to_string(best->cost.registers) +
                       " registers a thread: a link tap's product wants its "

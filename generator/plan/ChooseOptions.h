@@ -28,32 +28,17 @@ struct OptionSearch {
 
 /// Chooses `model`'s open kernel options on `device`, and fills
 /// model.optionNotes for every option, written or chosen; first, where the
-/// spec leaves them open, the storage of an even/odd field
-/// (chooseFieldLayout) and of the links and clover term
-/// (chooseLinkStorage).
+/// spec leaves them open, the storage of an even/odd field and of the
+/// links and clover term (ChooseStorage.h).
 OptionSearch chooseOpenOptions(StencilModel &model,
                                const DeviceModel &device = h100Device());
 
-/// An even/odd field of several values a site whose spec writes no
-/// field.layout: site-major (aos), or each half component-major with groups
-/// of 2 or 4 values a load ({order: soa, vector: V}; no lattice constraint,
-/// unlike blocks of sites), whichever the first known device's cost model
-/// predicts fastest for the hops (and the inner precision's, which share
-/// the storage), aos unless another predicts 3% less time. Sets
-/// model.layout and returns the note `stencilc plan` prints; none where
-/// the storage is not open.
-std::optional<KernelOptionNote> chooseFieldLayout(StencilModel &model);
-
-/// Links and a clover term whose spec writes no layout: one array per real
-/// ('soa'), links in pairs of reals a load, the clover term in 16-byte
-/// loads (QUDA's float2/float4 order without its blocks of sites, which ask
-/// the lattice for a multiple of their sites). A rule, measured on the
-/// H200 (docs/performance.md, "Links and clover stored by the planner");
-/// the cost model does not see the caches' waste of site-major matrices.
-/// One choice for every GPU; an inner precision's kernels share it. Sets
-/// model.links and model.clover and returns the notes `stencilc plan`
-/// prints, none where nothing is open.
-std::vector<KernelOptionNote> chooseLinkStorage(StencilModel &model);
+/// Whether `model`'s kernel options can be compiled and launched as they
+/// stand: the launch bounds cover the block, the resident minimum fits a
+/// multiprocessor, the site's components split evenly, a staged box fits
+/// shared memory and a march keeps its one thread and tile of one along its
+/// axis. The planner weighs only such candidates.
+bool optionsAdmissible(const StencilModel &model);
 
 /// The predicted cost of `model`'s timed kernel with its options as they
 /// are: the whole-lattice apply, or for even/odd storage the even-to-odd

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <tuple>
@@ -422,6 +423,12 @@ KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
   else
     cost.limit = cost.latencyPs > 1.05 * cost.dramPs ? "latency" : "DRAM";
   return cost;
+}
+
+std::string percentText(double fraction) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.0f%%", 100 * fraction);
+  return text;
 }
 
 } // namespace stencilc

@@ -199,6 +199,9 @@ struct KernelCost {
 KernelCost estimateCost(const StencilModel &model, const KernelPlan &plan,
                         const DeviceModel &device);
 
+/// A predicted fraction as the planner's notes print it: "65%".
+std::string percentText(double fraction);
+
 } // namespace stencilc
 
 #endif

@@ -381,15 +381,15 @@ Expected<StencilModel> withTuningOptions(const StencilModel &model,
                      " storage stays the spec's, " + layoutText(spec));
     };
     if (Error e = pinned("layout", model.layout, m.layout))
-      return std::move(e);
+      return e;
     if (m.hasLinkTaps())
       if (Error e = pinned("links", model.links.storageOrder(),
                            m.links.storageOrder()))
-        return std::move(e);
+        return e;
     if (m.hasCloverTap())
       if (Error e = pinned("clover", model.clover.storageOrder(),
                            m.clover.storageOrder()))
-        return std::move(e);
+        return e;
   }
   return m;
 }

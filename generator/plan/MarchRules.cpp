@@ -1,0 +1,174 @@
+//===- MarchRules.cpp - Kernels the planner marches by rule ---------------===//
+
+#include "plan/MarchRules.h"
+
+#include "check/Check.h"
+#include "plan/ChooseOptions.h"
+
+#include <algorithm>
+
+namespace stencilc {
+
+namespace {
+
+/// Taps that lie off the z axis and reach along z: a tile along z shares
+/// their columns' loads between planes only through a long register tile,
+/// which the march gets with one ring of 2R + 1 accumulators instead.
+int offAxisZTaps(const StencilModel &m) {
+  if (m.dims != 3)
+    return 0;
+  int count = 0;
+  for (const Tap &tap : m.taps)
+    count += tap.offset[2] != 0 && (tap.offset[0] != 0 || tap.offset[1] != 0);
+  return count;
+}
+
+/// Taps that reach along the slowest axis (t) of a 4-D field: a march
+/// along t shares their planes' loads between a column's sites.
+int tapsAlongT(const StencilModel &m) {
+  if (m.dims != 4)
+    return 0;
+  int count = 0;
+  for (const Tap &tap : m.taps)
+    count += tap.offset[3] != 0;
+  return count;
+}
+
+/// The fewest threads a marching 4-D block holds where the planner chose
+/// the block. On an H200 at 64^3 x 128, laplacian4d_periodic's groups of 2
+/// marched at 3148-3276 GB/s with 128 threads, 3402-3415 with 256 and
+/// 3469-3500 with 512 (docs/performance.md, "Marching along t in the
+/// generator"); a float torus's groups of 4 at 2186 with 256 threads and
+/// 2428 with 512, against 2201 with the planner's tile
+/// (docs/results/h200-4d-march-rule.txt).
+constexpr int kMarchBlockThreads = 512;
+
+/// The threads an SM keeps resident for the site-major vector march: a
+/// minimum of resident blocks that makes them 1024 caps a thread at 64
+/// registers. On an H200 (the tuner, 24 floats at 32^3 x 64, one call)
+/// such marches ran at 3028-3040 GB/s with 128 threads 8 an SM or 256
+/// threads 4 an SM, at 2712 with 256 threads and no minimum, against 2620
+/// for the kernels of then (docs/results/h200-vector-march-gap.txt, call
+/// 8).
+constexpr int kMarchResidentThreads = 1024;
+
+/// Marches `k` along the slowest of `dims` axes: one thread and a tile of
+/// one site along it. Where the planner chose the block (not
+/// `blockWritten`), its threads along that axis move to the axis before.
+void marchAlongSlowestAxis(KernelOptions &k, int dims, bool blockWritten) {
+  const int axis = dims - 1;
+  k.march = true;
+  k.tileAxis = axis;
+  k.tileFactor = 1;
+  if (!blockWritten) {
+    k.block[axis - 1] *= k.block[axis];
+    k.block[axis] = 1;
+  }
+}
+
+} // namespace
+
+/// The groups' kernel marching along the slowest axis, by rule rather than
+/// by the cost model, which does not weigh the march, where the spec leaves
+/// the tile open:
+/// - 3-D, Dirichlet: for stencils with taps off the z axis that reach
+///   along z. The block's threads along z move to y (a march has one along
+///   z). On an H200 at 512^3 the 27-point stencil marched at 3476 GB/s with
+///   the 32x8x1 threads this gives its planner's 32x4x2, against 2905 for
+///   the tile (docs/performance.md); star stencils (7- and 13-point) gained
+///   nothing in the probe (bench/probes/z_march.cu), so the rule leaves
+///   them.
+/// - 4-D, every axis periodic or antiperiodic: for stencils that reach
+///   along t, star stencils too. The threads along t move to z, and a
+///   block the planner chose grows along z to kMarchBlockThreads. On an
+///   H200 at 64^3 x 128 tori's groups marched faster than with the
+///   planner's tile: 10% (float, 512 threads) and 4% (double, 256) in one
+///   call of the tuner, laplacian4d_periodic's 10-12% against an earlier
+///   run; on an all-Dirichlet lattice the march lost 6-9%
+///   (docs/results/h200-4d-march-rule.txt), so such lattices keep the
+///   tile.
+/// Single-component fields only: component-major vector fields' rows
+/// marched 4-5% slower than their entries.
+std::optional<MarchRule> marchingGroups(const StencilModel &grouped) {
+  const KernelOptions &k = grouped.kernel;
+  if (k.written.tile || k.written.march || grouped.components != 1)
+    return std::nullopt;
+  MarchRule rule;
+  if (grouped.dims == 3) {
+    // Measured on Dirichlet fields only; periodic axes keep the tile until
+    // a run says the rule holds for them.
+    const int offAxis = offAxisZTaps(grouped);
+    if (offAxis == 0 || !grouped.allDirichlet())
+      return std::nullopt;
+    rule.reason = std::to_string(offAxis) + " taps off the z axis reach "
+                                            "along z";
+  } else if (const int alongT = tapsAlongT(grouped);
+             alongT > 0 && grouped.allWrap()) {
+    rule.reason = std::to_string(alongT) +
+                  " taps reach along t of a torus; on an H200 such groups "
+                  "marched 4-12% faster than with a tile";
+  } else {
+    return std::nullopt;
+  }
+  StencilModel m = grouped;
+  KernelOptions &marching = m.kernel;
+  marchAlongSlowestAxis(marching, m.dims, k.written.block);
+  if (m.dims == 4 && !k.written.block) {
+    while (marching.threadsPerBlock() < kMarchBlockThreads)
+      marching.block[2] *= 2;
+    if (!k.written.launchBounds)
+      marching.launchBounds = marching.threadsPerBlock();
+  }
+  if (!optionsAdmissible(m))
+    return std::nullopt;
+  rule.options = marching;
+  return rule;
+}
+
+/// The spec's own kernels marching along t, by rule: for 4-D site-major
+/// float fields in plain storage whose chosen kernels move one vector of a
+/// site a tap (components_per_thread equal to vector_width), which the
+/// march gathers a plane at a time (KernelPlan::gathersPlane), where the
+/// spec leaves the tile, the launch bounds and the resident minimum open,
+/// on tori (the lattices measured; the single-component march lost on an
+/// all-Dirichlet one). The minimum makes kMarchResidentThreads; the
+/// threads along t move to z. On an H200 (stencil_bench, 32^3 x 64) the
+/// planner's kernels for the 24-float field so marched at 2978-3042 GB/s
+/// (docs/results/h200-4d-march-rule.txt) against 2689-2690 unmarched
+/// (docs/results/h200-vector-march-gap.txt, call 9). Doubles keep the
+/// cost model's choice: the 12-double field's marched at 3024-3047 against
+/// 3022-3083 unmarched in earlier runs (docs/performance.md), no gain.
+std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
+  const KernelOptions &k = chosen.kernel;
+  if (chosen.dims != 4 || chosen.components == 1 || k.written.tile ||
+      k.written.march || k.written.launchBounds || k.written.minBlocksPerSm)
+    return std::nullopt;
+  // (Float specs have no inner precision, whose bfloat16 kernels could not
+  // march.)
+  if (chosen.layout.order != LayoutOrder::SiteMajor || chosen.layout.evenOdd ||
+      chosen.layout.hasSubdomains() || !chosen.allWrap() ||
+      chosen.precision != Precision::Float || k.vectorWidth < 2 ||
+      chosen.componentsPerThread() != k.vectorWidth || tapsAlongT(chosen) == 0)
+    return std::nullopt;
+  StencilModel m = chosen;
+  KernelOptions &marching = m.kernel;
+  marchAlongSlowestAxis(marching, m.dims, k.written.block);
+  marching.launchBounds = marching.threadsPerBlock();
+  marching.minBlocksPerSm =
+      std::max(1, kMarchResidentThreads / marching.threadsPerBlock());
+  if (!optionsAdmissible(m))
+    return std::nullopt;
+  MarchRule rule;
+  rule.options = marching;
+  rule.residentThreads = marching.minBlocksPerSm * marching.threadsPerBlock();
+  rule.reason = "a thread moves one vector of " +
+                std::to_string(k.vectorWidth) +
+                " values a tap, gathered a plane at a time, with at least " +
+                std::to_string(marching.minBlocksPerSm) + " blocks (" +
+                std::to_string(rule.residentThreads) +
+                " threads) an SM; on an H200 the 24-float field's kernels so "
+                "marched 11-13% faster than unmarched";
+  return rule;
+}
+
+} // namespace stencilc

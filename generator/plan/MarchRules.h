@@ -1,0 +1,45 @@
+//===- MarchRules.h - Kernels the planner marches by rule -------*- C++ -*-===//
+//
+// The cost model (CostModel.h) does not weigh a march along the slowest
+// axis (kernel.march), so where the spec leaves the tile open the planner
+// marches by rule the kernels that measured faster marching on an H200:
+// the groups' kernels of some single-component fields (marchingGroups), and
+// the spec's own kernels of 4-D site-major float tori that move one vector
+// a tap (marchingVectorSites). Each rule returns the options it would run,
+// with its reason for `stencilc plan`, or none where it does not apply.
+//
+//===----------------------------------------------------------------------===//
+#ifndef STENCILC_PLAN_MARCHRULES_H
+#define STENCILC_PLAN_MARCHRULES_H
+
+#include "check/Model.h"
+
+#include <optional>
+#include <string>
+
+namespace stencilc {
+
+/// A kernel the planner marches by rule, and the rule's words for the note.
+struct MarchRule {
+  KernelOptions options;
+  std::string reason;
+  /// The threads a multiprocessor keeps resident by the rule's minimum of
+  /// resident blocks; 0 where the rule sets no minimum.
+  int residentThreads = 0;
+};
+
+/// The groups' kernels (`grouped`: the model with its groups of sites
+/// along x chosen) marching along the slowest axis, where the spec leaves
+/// the tile open: 3-D Dirichlet fields whose taps off the z axis reach along
+/// z, and 4-D tori whose taps reach along t; single-component fields only.
+std::optional<MarchRule> marchingGroups(const StencilModel &grouped);
+
+/// The spec's own kernels (`chosen`: the cost model's choice) marching
+/// along t, where the spec leaves the tile, the launch bounds and the
+/// resident minimum open: 4-D site-major float tori in plain storage whose
+/// threads move one vector of a site a tap.
+std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen);
+
+} // namespace stencilc
+
+#endif
