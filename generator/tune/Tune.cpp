@@ -186,24 +186,35 @@ entryRunAt(const StencilModel &planned,
            StringRef device, const std::vector<int> &extents, bool foldPass,
            raw_ostream &warnings) {
   const std::string fingerprint = stencilFingerprint(planned);
-  const TuningCacheEntry *found = nullptr;
-  for (const TuningCacheEntry &entry : entries) {
-    if (entry.spec != planned.name || entry.device != device ||
-        entry.extents != extents || isExchangeEntry(entry.options) ||
-        isFoldEntry(entry.options) != foldPass)
-      continue;
-    if (entry.fingerprint != fingerprint) {
-      warnStale(warnings, cachePath, entry, fingerprint,
-                "not what the runtime runs");
-      continue;
+  // The last entry of the kind wins, as in the runtime.
+  auto lastEntry = [&](bool foldEntries) -> const TuningCacheEntry * {
+    const TuningCacheEntry *found = nullptr;
+    for (const TuningCacheEntry &entry : entries) {
+      if (entry.spec != planned.name || entry.device != device ||
+          entry.extents != extents || isExchangeEntry(entry.options) ||
+          isFoldEntry(entry.options) != foldEntries)
+        continue;
+      if (entry.fingerprint != fingerprint) {
+        warnStale(warnings, cachePath, entry, fingerprint,
+                  "not what the runtime runs");
+        continue;
+      }
+      found = &entry;
     }
-    found = &entry; // the last one wins, as in the runtime
-  }
+    return found;
+  };
+  const TuningCacheEntry *found = lastEntry(foldPass);
+  // Without a fold-pass entry, CG's fold pass runs an entry's kernels for
+  // the other passes where one is recorded: the runtime prefers a
+  // measurement to the planner's fold kernels (stencil::select_fold_kernels).
+  const bool othersEntry = foldPass && !found;
+  if (othersEntry)
+    found = lastEntry(false);
   if (!found)
     return std::nullopt;
   Expected<StencilModel> m = withTuningOptions(
-      planned, foldPass ? foldEntryOptions(found->options)
-                        : StringRef(found->options));
+      planned, foldPass && !othersEntry ? foldEntryOptions(found->options)
+                                        : StringRef(found->options));
   if (!m)
     return createStringError(inconvertibleErrorCode(), "%s:%u: %s",
                              cachePath.str().c_str(), found->line,
@@ -214,7 +225,10 @@ entryRunAt(const StencilModel &planned,
   return RuntimeKernels{
       plannerKernelsModel(*m, m->kernel, planned.name),
       "its tuning-cache entry for " + device.str() + " at " + size + ", " +
-          cachePath.str() + ":" + std::to_string(found->line),
+          cachePath.str() + ":" + std::to_string(found->line) +
+          (othersEntry ? " (no fold-pass entry: CG's fold pass runs the "
+                         "entry's kernels, not the planner's)"
+                       : ""),
       true};
 }
 

@@ -55,8 +55,10 @@ RuntimeKernels kernelsRunAt(const StencilModel &planned,
 
 /// What the runtime runs on the GPU named `device` at `extents` where
 /// `entries` (a tuning cache, read from `cachePath`) has an entry for
-/// `planned` there (the last one; with `foldPass`, a fold-pass entry): that
-/// entry's options, described with its cache line. None where the cache
+/// `planned` there (the last one; with `foldPass`, a fold-pass entry, else
+/// an entry for the other passes, whose kernels the runtime then runs for
+/// CG's fold pass too): that entry's options, described with its cache
+/// line. None where the cache
 /// has no such entry; entries for another version of the stencil are
 /// skipped with a warning on `warnings`, as `generate` skips them; an entry
 /// whose options the model cannot take is an error naming its line.
