@@ -410,7 +410,7 @@ laplacian4d_vec24_aos_v4_auto_dot_kernel(
 /// written) and, given a solution, adds the last step's alpha direction to
 /// it, and the sum is p' . out: the direction's own pass and x's update
 /// folded into the stencil.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 4)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_vec24_aos_v4_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,

@@ -739,12 +739,15 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   chosen.innerAlongX = innerGroups;
   if (sitesMarch) {
     // The cost model, blind to the march, would weigh unmarched fold
-    // kernels against it; the marching ones ran CG's fused pass of the
-    // 24-float field at 3026 GB/s on an H200 (71% of the copy).
+    // kernels against it. The marching fold kernel keeps no resident
+    // minimum (planFoldPass); on an H200 it so ran CG's fold pass of the
+    // 24-float field level with the cost model's apply options unmarched
+    // (docs/results/h200-fold-march.txt).
     if (predictedFoldCost(chosen, device))
       notes.push_back({"fold_pass", "the kernels chosen for apply", false,
-                       "they march (a rule), and the cost model does not "
-                       "weigh the march against other fold kernels"});
+                       "they march (a rule), the fold kernel without the "
+                       "resident minimum, and the cost model does not weigh "
+                       "the march against other fold kernels"});
   } else if (std::optional<KernelOptionNote> fold = chooseFoldPasses(
                  chosen, candidates, written.vectorWidth, device)) {
     notes.push_back(std::move(*fold));

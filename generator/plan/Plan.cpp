@@ -1053,13 +1053,30 @@ bool foldsDirection(const StencilModel &model, const KernelPlan &dotPlan) {
 
 } // namespace
 
+namespace {
+
+/// CG's fold kernel from its fused dot kernel. A marching one keeps no
+/// resident minimum that the spec does not write: reading r and p at every
+/// tap, it wants more registers than apply, and on an H200 (the tuner, 24
+/// floats at 32^3 x 64) the planner's march rule's fold kernel spilled on
+/// sm_90 and ran at 2996 GB/s with its minimum of 4 blocks of 256 threads,
+/// 3200 without (docs/results/h200-fold-march.txt).
+KernelPlan planFoldKernel(const StencilModel &model, const KernelPlan &dot) {
+  KernelPlan folded = withFoldedDirection(dot);
+  if (model.kernel.march && !model.kernel.written.minBlocksPerSm)
+    folded.minBlocksPerSm = 0;
+  return folded;
+}
+
+} // namespace
+
 std::optional<KernelPlan> planFoldPass(const StencilModel &model) {
   if (!hasFusedDotKernel(model))
     return std::nullopt;
   const KernelPlan dot = withBlockSum(planKernel(model, KernelRole::Apply));
   if (!foldsDirection(model, dot))
     return std::nullopt;
-  return withFoldedDirection(dot);
+  return planFoldKernel(model, dot);
 }
 
 std::vector<KernelPlan> planKernels(const StencilModel &model) {
@@ -1072,7 +1089,7 @@ std::vector<KernelPlan> planKernels(const StencilModel &model) {
   if (hasFusedDotKernel(model)) {
     plans.push_back(withBlockSum(plans.front()));
     if (foldsDirection(model, plans.back()))
-      plans.push_back(withFoldedDirection(plans.back()));
+      plans.push_back(planFoldKernel(model, plans.back()));
   }
   if (model.layout.evenOdd)
     for (KernelRole role : roles)
