@@ -557,6 +557,19 @@ TEST(HostBackend, MarchPlanesFillWholeWaves) {
   EXPECT_EQ(config.planes, 22);
   EXPECT_EQ(config.grid.x, 6u);
   EXPECT_EQ(config.grid.z, 48u); // 16 blocks along z, 3 chunks
+  // A lattice no GPU launches (2^30 sites along x, y and z: about 2^81
+  // columns, which the chunk's sizing saturates at 2^40) is refused by the
+  // grid limits; so many columns take the whole march axis in one chunk.
+  const int huge[stencil::kMaxDims] = {1 << 30, 1 << 30, 1 << 30, 64};
+  stencil::LaunchConfig refused;
+  const stencil::Status status =
+      stencil::make_launch_config(periodic, huge, refused, 528);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("exceeds the GPU limits"), std::string::npos)
+      << status.message();
+  EXPECT_EQ(stencil::march_planes(64, 1LL << 40, 528, 0,
+                                  stencil::MarchWaves::FewestWhole),
+            64);
   if (before)
     setenv("STENCILC_MARCH_PLANES", saved.c_str(), 1);
   else

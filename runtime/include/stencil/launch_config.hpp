@@ -318,11 +318,16 @@ inline Status make_launch_config(const StencilShape &shape,
     if (!read.ok())
       return read;
     // Every block of the grid but those along the march, a site's
-    // component groups among them (blocks along x below).
+    // component groups among them (blocks along x below). Saturated at
+    // 2^40: no GPU launches such a grid (refused below), and the chunk's
+    // arithmetic must not overflow first.
+    constexpr long long kColumnsCap = 1LL << 40;
     long long columns = shape.component_groups > 1 ? shape.component_groups : 1;
     for (int axis = 0; axis < shape.dims; ++axis)
       if (axis != shape.tile_axis)
-        columns *= blocks[axis];
+        columns = blocks[axis] > 0 && columns > kColumnsCap / blocks[axis]
+                      ? kColumnsCap
+                      : columns * blocks[axis];
     const long long planes = march_planes(
         marchSites, columns, resident, override,
         shape.dims == 4 ? MarchWaves::FewestWhole : MarchWaves::Two);
