@@ -2,10 +2,65 @@
 #include "support/Diagnostics.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Unicode.h"
+
+#include <algorithm>
 
 using namespace llvm;
 
 namespace stencilc {
+
+namespace {
+
+/// The columns the UTF-8 character at the start of `text` takes on a
+/// terminal (1 where it is not printable), and its bytes.
+std::pair<int, size_t> nextCharacter(StringRef text) {
+  size_t bytes = 1;
+  while (bytes < text.size() && (text[bytes] & 0xC0) == 0x80)
+    ++bytes;
+  const int width = sys::unicode::columnWidthUTF8(text.take_front(bytes));
+  return {width > 0 ? width : 1, bytes};
+}
+
+/// LLVM prints no caret under a source line that holds a non-ASCII
+/// character (a name or comment in another script), so such a diagnostic
+/// is printed here: its header as LLVM writes it, the line, and the caret
+/// and range under the characters' display columns.
+bool printUnderNonAscii(const SMDiagnostic &diagnostic, raw_ostream &os) {
+  const StringRef line = diagnostic.getLineContents();
+  const int column = diagnostic.getColumnNo();
+  if (isASCII(line) || diagnostic.getLineNo() < 1 || column < 0 ||
+      static_cast<size_t>(column) > line.size())
+    return false;
+  static const char *const labels[] = {
+      "error: ", "warning: ", "remark: ", "note: "};
+  os << diagnostic.getFilename() << ':' << diagnostic.getLineNo() << ':'
+     << column + 1 << ": " << labels[diagnostic.getKind()]
+     << diagnostic.getMessage() << '\n'
+     << line << '\n';
+  // The range's end on this line: a caret, then tildes to it.
+  size_t end = column + 1;
+  for (const std::pair<unsigned, unsigned> &range : diagnostic.getRanges())
+    if (range.first <= static_cast<unsigned>(column) && range.second > end)
+      end = std::min<size_t>(range.second, line.size());
+  std::string marks;
+  for (size_t at = 0; at < end;) {
+    const auto [width, bytes] = nextCharacter(line.drop_front(at));
+    const char mark = at < static_cast<size_t>(column)
+                          ? (line[at] == '\t' ? '\t' : ' ')
+                      : at == static_cast<size_t>(column) ? '^'
+                                                          : '~';
+    marks.append(mark == '^' ? 1 : width, mark);
+    if (mark == '^' && width > 1)
+      marks.append(width - 1, '~');
+    at += bytes;
+  }
+  os << marks << '\n';
+  return true;
+}
+
+} // namespace
 
 DiagnosticEngine::DiagnosticEngine(SourceMgr &sourceMgr, raw_ostream &os)
     : sourceMgr(sourceMgr), os(os) {
@@ -25,7 +80,8 @@ void DiagnosticEngine::handle(const SMDiagnostic &diagnostic, void *context) {
     else if (diagnostic.getKind() == SourceMgr::DK_Warning)
       ++engine->numWarnings;
   }
-  diagnostic.print(nullptr, engine->os, /*ShowColors=*/false);
+  if (!printUnderNonAscii(diagnostic, engine->os))
+    diagnostic.print(nullptr, engine->os, /*ShowColors=*/false);
 }
 
 void DiagnosticEngine::print(SMRange range, SourceMgr::DiagKind kind,
