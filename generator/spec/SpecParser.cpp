@@ -761,7 +761,14 @@ void Parser::parseKernel(const YamlNode *node, Spec &spec) {
               kernel.vectorWidth);
   readInteger(reader.get("components_per_thread"),
               "'kernel.components_per_thread'", kernel.componentsPerThread);
-  readString(reader.get("slab"), "'kernel.slab'", kernel.slab);
+  // 'auto' or a number of slices: a number in quotes is a string, refused
+  // as every integer option refuses one.
+  if (const YamlNode *slab = reader.get("slab");
+      slab && slab->kind == YamlNode::Scalar && slab->quoted &&
+      slab->text != "auto")
+    unquotedText(slab, "'kernel.slab'", "'auto' or a number of slices");
+  else
+    readString(slab, "'kernel.slab'", kernel.slab);
   readString(reader.get("staging"), "'kernel.staging'", kernel.staging);
   readBool(reader.get("march"), "'kernel.march'", kernel.march);
   if (const YamlNode *tileNode = reader.get("tile")) {
