@@ -131,7 +131,8 @@ std::optional<MarchRule> marchingGroups(const StencilModel &grouped) {
 /// march gathers a plane at a time (KernelPlan::gathersPlane), where the
 /// spec leaves the tile, the launch bounds and the resident minimum open,
 /// on tori (the lattices measured; the single-component march lost on an
-/// all-Dirichlet one). The minimum makes kMarchResidentThreads; the
+/// all-Dirichlet one). The minimum makes kMarchResidentThreads (for apply
+/// and the dot kernel: CG's fold kernel goes without it, planFoldPass); the
 /// threads along t move to z. On an H200 (stencil_bench, 32^3 x 64) the
 /// planner's kernels for the 24-float field so marched at 2978-3042 GB/s
 /// (docs/results/h200-4d-march-rule.txt) against 2689-2690 unmarched

@@ -1051,10 +1051,6 @@ bool foldsDirection(const StencilModel &model, const KernelPlan &dotPlan) {
   return model.servesOneRank() && canFoldDirection(dotPlan);
 }
 
-} // namespace
-
-namespace {
-
 /// CG's fold kernel from its fused dot kernel. A marching one keeps no
 /// resident minimum that the spec does not write: reading r and p at every
 /// tap, it wants more registers than apply, and on an H200 (the tuner, 24

@@ -33,11 +33,22 @@ bool printUnderNonAscii(const SMDiagnostic &diagnostic, raw_ostream &os) {
   if (isASCII(line) || diagnostic.getLineNo() < 1 || column < 0 ||
       static_cast<size_t>(column) > line.size())
     return false;
-  static const char *const labels[] = {
-      "error: ", "warning: ", "remark: ", "note: "};
+  const char *label = "error: ";
+  switch (diagnostic.getKind()) {
+  case SourceMgr::DK_Error:
+    break;
+  case SourceMgr::DK_Warning:
+    label = "warning: ";
+    break;
+  case SourceMgr::DK_Remark:
+    label = "remark: ";
+    break;
+  case SourceMgr::DK_Note:
+    label = "note: ";
+    break;
+  }
   os << diagnostic.getFilename() << ':' << diagnostic.getLineNo() << ':'
-     << column + 1 << ": " << labels[diagnostic.getKind()]
-     << diagnostic.getMessage() << '\n'
+     << column + 1 << ": " << label << diagnostic.getMessage() << '\n'
      << line << '\n';
   // The range's end on this line: a caret, then tildes to it.
   size_t end = column + 1;
