@@ -7,10 +7,7 @@
 #include "plan/MarchRules.h"
 #include "plan/Plan.h"
 
-#include "llvm/ADT/StringExtras.h"
-
 #include <algorithm>
-#include <cstdio>
 #include <functional>
 #include <optional>
 #include <string>
