@@ -507,6 +507,155 @@ TEST(Tuning, PlannerFoldPassKernelsOfTheShippedSpecsComputeTheirDefinition) {
   EXPECT_GT(checked, 0) << "no shipped spec has the planner's fold kernels";
 }
 
+/// laplacian4d_periodic's compiled-in kernels: `marching` the first that
+/// marches along t (its H200 entry's), `groups` the planner's groups along
+/// x (unmarched).
+struct PeriodicKernels {
+  const KernelInfo &spec = kernelNamed("laplacian4d_periodic");
+  const KernelInfo &(*marching)() = nullptr;
+  const KernelInfo &(*groups)() = nullptr;
+  int groupWidth = 0;
+  PeriodicKernels() {
+    for (int i = 0; i < spec.num_tuned; ++i) {
+      const TunedChoice &c = spec.tuned[i];
+      const StencilShape &shape = c.info().shape;
+      if (!marching && shape.march && shape.tile_axis == 3)
+        marching = c.info;
+      if (!groups && c.x_multiple > 1 && c.kernels == TunedKernels::All &&
+          !shape.march) {
+        groups = c.info;
+        groupWidth = c.x_multiple;
+      }
+    }
+  }
+};
+
+// A tuning-cache entry whose kernels march along t (4-D) does not run CG's
+// fold pass where no fold-pass entry is recorded: their fold pass measured
+// slowest on every 4-D field tried. The planner's kernels run it, else the
+// spec's own, where they store the fields alike; a march along z (3-D)
+// keeps the entry's kernels.
+TEST(Tuning, FoldPassOfAnEntryMarchingAlongTRunsUnmarchedKernels) {
+  PeriodicKernels k;
+  ASSERT_TRUE(k.marching && k.groups)
+      << "laplacian4d_periodic has no compiled-in marching entry or planner's "
+         "groups; regenerate it with tuning/tunecache.tsv";
+  ASSERT_FALSE(k.spec.shape.march);
+  const std::string device = device_name();
+  const int even[] = {4 * k.groupWidth, 4, 6, 8};
+  const TunedChoice table[] = {
+      {device.c_str(),
+       {even[0], 4, 6, 8},
+       k.marching,
+       3414.9,
+       0,
+       TunedKernels::All},
+      {nullptr, {0, 0, 0, 0}, k.groups, 0.0, k.groupWidth, TunedKernels::All}};
+  KernelInfo info = k.spec;
+  info.tuned = table;
+  info.num_tuned = 2;
+
+  KernelSelection s, fold;
+  bool found = false;
+  ASSERT_OK(select_kernels(info, even, device, s));
+  ASSERT_EQ(s.info, &k.marching()) << s.description;
+  ASSERT_TRUE(s.from_cache);
+  ASSERT_OK(select_fold_kernels(info, even, device, s, fold, found));
+  ASSERT_TRUE(found) << fold.description;
+  EXPECT_EQ(fold.info, &k.groups());
+  EXPECT_FALSE(fold.from_cache);
+  EXPECT_NE(fold.description.find("the planner's: "), std::string::npos)
+      << fold.description;
+  EXPECT_NE(fold.description.find("(the tuning-cache entry's kernels march "
+                                  "along t; no fold-pass entry)"),
+            std::string::npos)
+      << fold.description;
+
+  // Without the planner's rows: the spec's own kernels.
+  KernelInfo bare = info;
+  bare.num_tuned = 1;
+  ASSERT_OK(select_kernels(bare, even, device, s));
+  ASSERT_TRUE(s.from_cache);
+  ASSERT_OK(select_fold_kernels(bare, even, device, s, fold, found));
+  ASSERT_TRUE(found) << fold.description;
+  EXPECT_EQ(fold.info, &bare);
+  EXPECT_NE(fold.description.find("the spec's own options: "),
+            std::string::npos)
+      << fold.description;
+
+  // Kernels that store the fields otherwise (here the spec's, were they
+  // component-major) or have no fold pass do not serve: the entry's run it.
+  KernelInfo otherStorage = bare;
+  otherStorage.layout.order = kComponentMajor;
+  ASSERT_OK(select_fold_kernels(otherStorage, even, device, s, fold, found));
+  EXPECT_FALSE(found);
+  EXPECT_NE(fold.description.find("the kernels chosen, marching along t"),
+            std::string::npos)
+      << fold.description;
+  KernelInfo noFold = bare;
+  noFold.apply_fold_dot = nullptr;
+  ASSERT_OK(select_fold_kernels(noFold, even, device, s, fold, found));
+  EXPECT_FALSE(found);
+
+  // A fold-pass entry still comes first.
+  const TunedChoice withFold[] = {table[0],
+                                  table[1],
+                                  {device.c_str(),
+                                   {even[0], 4, 6, 8},
+                                   k.marching,
+                                   3000.0,
+                                   0,
+                                   TunedKernels::FoldPass}};
+  KernelInfo entry = info;
+  entry.tuned = withFold;
+  entry.num_tuned = 3;
+  ASSERT_OK(select_kernels(entry, even, device, s));
+  ASSERT_OK(select_fold_kernels(entry, even, device, s, fold, found));
+  ASSERT_TRUE(found);
+  EXPECT_EQ(fold.info, &k.marching());
+  EXPECT_TRUE(fold.from_cache);
+
+  // The operator runs the planner's fold kernels against its own apply.
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create(info, even, A));
+  EXPECT_STREQ(A.info().name, k.marching().name);
+  EXPECT_STREQ(A.fold_info().name, k.groups().name);
+  EXPECT_NE(A.kernel_choice().find("march along t"), std::string::npos)
+      << A.kernel_choice();
+  expectFoldPassMatchesItsDefinition(A, 0.6875, 1e-13, 9);
+}
+
+// The 27-point stencil's entry marches along z: its fold pass was that
+// stencil's fastest measured, and it keeps running it.
+TEST(Tuning, FoldPassOfAnEntryMarchingAlongZIsTheEntrys) {
+  const KernelInfo &spec = kernelNamed("stencil3d_27pt");
+  const KernelInfo &(*marching)() = nullptr;
+  for (int i = 0; i < spec.num_tuned; ++i)
+    if (spec.tuned[i].info().shape.march)
+      marching = spec.tuned[i].info;
+  ASSERT_TRUE(marching) << "stencil3d_27pt has no compiled-in marching entry";
+  const std::string device = device_name();
+  const int extents[] = {16, 10, 12};
+  const TunedChoice table[] = {{device.c_str(),
+                                {16, 10, 12, 1},
+                                marching,
+                                3499.3,
+                                0,
+                                TunedKernels::All}};
+  KernelInfo info = spec;
+  info.tuned = table;
+  info.num_tuned = 1;
+  KernelSelection s, fold;
+  bool found = true;
+  ASSERT_OK(select_kernels(info, extents, device, s));
+  ASSERT_EQ(s.info, &marching());
+  ASSERT_OK(select_fold_kernels(info, extents, device, s, fold, found));
+  EXPECT_FALSE(found) << fold.description;
+  StencilOperator A;
+  ASSERT_OK(StencilOperator::create(info, extents, A));
+  EXPECT_STREQ(A.fold_info().name, marching().name);
+}
+
 TEST(Tuning, CacheFileFoldEntryIsForTheFoldPassAlone) {
   TunedSpec spec; // its compiled-in entry for all kernels: variant()
   const int extents[] = {20, 18, 16};
