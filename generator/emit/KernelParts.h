@@ -37,9 +37,11 @@ public:
   /// The sites of the whole lattice (per-site arrays span both parities).
   virtual std::string siteCount() const { return "sites"; }
 
-  /// A march with column offsets (KernelPlan::gathersPlane) splits
-  /// declarations() in two. Before the walk: strides, rooms, the in-plane
-  /// coordinates and `column`, the column's site within a plane.
+  /// A march with column offsets (KernelPlan::gathersPlane: plain storage,
+  /// or subdomains one site deep along the march) splits declarations() in
+  /// two. Before the walk: strides or the layout, rooms, the in-plane
+  /// coordinates and (plain Dirichlet storage) `column`, the column's site
+  /// within a plane.
   virtual void columnDeclarations(CodePrinter &p) const;
   /// In the walk, each plane: `site` and the march axis' coordinates.
   virtual void planeDeclarations(CodePrinter &p) const;
@@ -47,7 +49,7 @@ public:
   virtual std::string inPlaneIndex(const PlannedLoad &load) const;
   /// The march axis' coordinate of the plane the walk loads.
   virtual std::string loadedPlane() const;
-  /// The sites of a plane of the march: the march axis' stride.
+  /// The sites of a plane of the march (the march axis' stride).
   virtual std::string planeSites() const;
 
 protected:

@@ -323,6 +323,52 @@ public:
   using SiteIndexPrinter::SiteIndexPrinter;
 
   void declarations(CodePrinter &p) const override {
+    layoutDeclarations(p);
+    p.line("const stencil::index_t site = " + layoutSite(Offset{}) + ";");
+    coordinateDeclarations(p);
+  }
+
+  // A march over subdomains one site deep along its axis (the slowest):
+  // plane k's sites are stored from k x the plane's sites on, in the same
+  // order in every plane, so a load's offset within its plane is its
+  // layout_site() with the march coordinate 0.
+  void columnDeclarations(CodePrinter &p) const override {
+    layoutDeclarations(p);
+    coordinateDeclarations(p, Coordinates::InPlane);
+  }
+  void planeDeclarations(CodePrinter &p) const override {
+    p.line("const stencil::index_t site = " + layoutSite(Offset{}) + ";");
+    coordinateDeclarations(p, Coordinates::MarchAxis);
+  }
+  std::string inPlaneIndex(const PlannedLoad &load) const override {
+    return layoutSite(load.offset, plan.tileAxis);
+  }
+  std::string loadedPlane() const override {
+    return wrappedName(plan.tileAxis, plan.marchReach);
+  }
+  std::string planeSites() const override {
+    std::vector<std::string> factors;
+    for (int axis = 0; axis < plan.indexing.dims; ++axis)
+      if (axis != plan.tileAxis)
+        factors.push_back(factors.empty()
+                              ? "static_cast<stencil::index_t>(" +
+                                    std::string(extentName(axis)) + ")"
+                              : std::string(extentName(axis)));
+    return join(factors, " * ");
+  }
+
+  std::string loadIndex(const PlannedLoad &load) const override {
+    return layoutSite(load.offset);
+  }
+  std::string siteIndex(const SiteRef &at) const override {
+    return layoutSite(at.offset);
+  }
+  std::string storeIndex(const PlannedStore &store) const override {
+    return store.offset == Offset{} ? "site" : layoutSite(store.offset);
+  }
+
+private:
+  void layoutDeclarations(CodePrinter &p) const {
     const SiteIndexing &ix = plan.indexing;
     const FieldLayout &l = ix.layout;
     p.line("// Storage: " + orderDescription(l) +
@@ -338,26 +384,16 @@ public:
     if (ix.declaresSiteCount)
       siteCountDeclaration(p, ix.dims);
     roomDeclarations(p);
-    p.line("const stencil::index_t site = " + layoutSite(Offset{}) + ";");
-    coordinateDeclarations(p);
   }
 
-  std::string loadIndex(const PlannedLoad &load) const override {
-    return layoutSite(load.offset);
-  }
-  std::string siteIndex(const SiteRef &at) const override {
-    return layoutSite(at.offset);
-  }
-  std::string storeIndex(const PlannedStore &store) const override {
-    return store.offset == Offset{} ? "site" : layoutSite(store.offset);
-  }
-
-private:
-  std::string layoutSite(const Offset &offset) const {
+  /// stencil::layout_site() of the site at `offset`, with coordinate 0
+  /// along `zeroAxis` (if any).
+  std::string layoutSite(const Offset &offset, int zeroAxis = -1) const {
     std::vector<std::string> coordinates, extents;
     for (int axis = 0; axis < kMaxDims; ++axis) {
       const bool used = axis < plan.indexing.dims;
-      coordinates.push_back(used ? wrappedName(axis, offset[axis]) : "0");
+      coordinates.push_back(
+          used && axis != zeroAxis ? wrappedName(axis, offset[axis]) : "0");
       extents.push_back(used ? extentName(axis) : "1");
     }
     return "stencil::layout_site(layout, " + join(coordinates, ", ") + ", " +

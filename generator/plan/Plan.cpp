@@ -773,21 +773,28 @@ static KernelPlan planMarchingKernel(const StencilModel &original,
       llvm::any_of(plan.loads, [](const PlannedLoad &l) {
         return l.clampX && l.offset[0] > 0;
       });
-  // A thread that moves one vector a tap of a site-major field in plain
-  // storage gathers the plane first, its loads at 32-bit offsets from the
-  // plane: on the H200 the two together ran such marches 5-16% faster,
-  // hoisted offsets alone 8%, gathering alone 1% (64-bit offsets 7-13%
-  // slower); with two vectors a tap together -2% to +4.5%
-  // (docs/performance.md, "Gathering a plane's loads first"). The rest keep
-  // the plan's interleaving: single values (the 27-point march ran 3.5%
-  // slower with its loads first), soa rows (hoisted offsets 4-18% slower:
-  // more registers) and layouts (no column offsets printed for them).
-  // (A site-major vector access moves at least 2 values.)
-  plan.gathersPlane =
-      plan.access.kind == AccessKind::SiteMajorVector &&
-      plan.access.perThread == plan.access.width &&
-      (plan.indexing.kind == SiteIndexingKind::PlainOffsets ||
-       plan.indexing.kind == SiteIndexingKind::PlainCoordinates);
+  // A thread that moves one vector a tap of a site-major field gathers the
+  // plane first, its loads at 32-bit offsets from the plane: on the H200
+  // the two together ran such marches 5-16% faster, hoisted offsets alone
+  // 8%, gathering alone 1% (64-bit offsets 7-13% slower); with two vectors
+  // a tap together -2% to +4.5% (docs/performance.md, "Gathering a plane's
+  // loads first"). Plain storage, or subdomains one site deep along the
+  // march, whose planes are stored one after another as plain planes are
+  // (an offset within the plane, then plane x the plane's values). The
+  // rest keep the plan's interleaving: single values (the 27-point march
+  // ran 3.5% slower with its loads first), soa rows (hoisted offsets 4-18%
+  // slower: more registers), deeper subdomains (a plane's sites not
+  // contiguous) and even/odd halves. (A site-major vector access moves at
+  // least 2 values.)
+  const FieldLayout &stored = plan.indexing.layout;
+  const bool planesContiguous =
+      plan.indexing.kind == SiteIndexingKind::PlainOffsets ||
+      plan.indexing.kind == SiteIndexingKind::PlainCoordinates ||
+      (plan.indexing.kind == SiteIndexingKind::Layout && !stored.evenOdd &&
+       stored.order == LayoutOrder::SiteMajor && stored.subdomain[axis] == 1);
+  plan.gathersPlane = plan.access.kind == AccessKind::SiteMajorVector &&
+                      plan.access.perThread == plan.access.width &&
+                      planesContiguous;
   const std::string axisText = axisName(axis);
   plan.programComment =
       "Plane " + axisText + " + " + std::to_string(reach) +
