@@ -161,16 +161,10 @@ bool blocksFitSize(const FieldLayout &layout, const std::vector<int> &extents) {
 
 } // namespace
 
-namespace {
-
-/// What may run CG's fold pass at `extents` where no tuning-cache entry
-/// chose kernels, in the runtime's order: the planner's fold kernels and
-/// its groups of sites along x where nx takes their groups, then the
-/// spec's own.
-std::vector<RuntimeKernels> runtimeCandidates(const StencilModel &planned,
-                                              const std::vector<int> &extents,
-                                              bool foldPass) {
-  std::vector<RuntimeKernels> candidates;
+RuntimeKernels kernelsRunAt(const StencilModel &planned,
+                            const std::vector<int> &extents, bool foldPass) {
+  // CG's fold pass runs the planner's fold kernels where nx takes them,
+  // else the kernels the other passes run.
   const std::pair<std::optional<KernelOptions>, const char *>
       seconds[] = {{foldPass ? planned.foldPass : std::nullopt,
                     "the planner's kernels for CG's fold pass"},
@@ -180,39 +174,10 @@ std::vector<RuntimeKernels> runtimeCandidates(const StencilModel &planned,
       continue;
     StencilModel m = plannerKernelsModel(planned, *kernels, planned.name);
     if (extents[0] % m.sitesPerThreadX() == 0)
-      candidates.push_back({std::move(m), what});
+      return {std::move(m), what};
   }
-  candidates.push_back(
-      {plannerKernelsModel(planned, planned.kernel, planned.name),
-       "the spec's kernels"});
-  return candidates;
-}
-
-/// Kernels marching along t (4-D): the runtime runs CG's fold pass of an
-/// entry that chose them with other kernels (stencil::select_fold_kernels).
-bool marchesAlongT(const StencilModel &m) {
-  return m.kernel.march && m.dims == 4;
-}
-
-bool sameOrder(const FieldLayout &a, const FieldLayout &b) {
-  return a.order == b.order && a.vector == b.vector &&
-         (a.order != LayoutOrder::Blocked || a.block == b.block);
-}
-
-/// Whether kernels of `a` and `b` store the field and the links alike, so
-/// that one may run the fold pass of the other's solve.
-bool storesAlike(const StencilModel &a, const StencilModel &b) {
-  return sameOrder(a.layout, b.layout) &&
-         (!a.hasLinkTaps() ||
-          (sameOrder(a.links.storageOrder(), b.links.storageOrder()) &&
-           a.links.realsPerLink() == b.links.realsPerLink()));
-}
-
-} // namespace
-
-RuntimeKernels kernelsRunAt(const StencilModel &planned,
-                            const std::vector<int> &extents, bool foldPass) {
-  return std::move(runtimeCandidates(planned, extents, foldPass).front());
+  return {plannerKernelsModel(planned, planned.kernel, planned.name),
+          "the spec's kernels"};
 }
 
 Expected<std::optional<RuntimeKernels>>
@@ -241,8 +206,7 @@ entryRunAt(const StencilModel &planned,
   const TuningCacheEntry *found = lastEntry(foldPass);
   // Without a fold-pass entry, CG's fold pass runs an entry's kernels for
   // the other passes where one is recorded: the runtime prefers a
-  // measurement to the planner's fold kernels (stencil::select_fold_kernels),
-  // unless those march along t (below).
+  // measurement to the planner's fold kernels (stencil::select_fold_kernels).
   const bool othersEntry = foldPass && !found;
   if (othersEntry)
     found = lastEntry(false);
@@ -258,25 +222,13 @@ entryRunAt(const StencilModel &planned,
   std::string size;
   for (int e : extents)
     size += (size.empty() ? "" : "x") + std::to_string(e);
-  const std::string entryText = "its tuning-cache entry for " + device.str() +
-                                " at " + size + ", " + cachePath.str() + ":" +
-                                std::to_string(found->line);
-  // Except where that entry's kernels march along t: then the first of the
-  // planner's and the spec's kernels that does not and stores the fields
-  // alike.
-  if (othersEntry && marchesAlongT(*m))
-    for (RuntimeKernels &candidate : runtimeCandidates(planned, extents, true))
-      if (!marchesAlongT(candidate.model) && storesAlike(*m, candidate.model))
-        return RuntimeKernels{std::move(candidate.model),
-                              candidate.what + ", as " + entryText +
-                                  ", marches along t and CG's fold pass has "
-                                  "no entry",
-                              true};
   return RuntimeKernels{
       plannerKernelsModel(*m, m->kernel, planned.name),
-      entryText + (othersEntry ? " (no fold-pass entry: CG's fold pass runs "
-                                 "the entry's kernels, not the planner's)"
-                               : ""),
+      "its tuning-cache entry for " + device.str() + " at " + size + ", " +
+          cachePath.str() + ":" + std::to_string(found->line) +
+          (othersEntry ? " (no fold-pass entry: CG's fold pass runs the "
+                         "entry's kernels, not the planner's)"
+                       : ""),
       true};
 }
 
@@ -809,6 +761,7 @@ Error writeTuningDirectory(const StencilModel &model,
                            {"entries", join(entries, "\n")},
                            {"extents", join(sizes, ", ")},
                            {"kernel", kernel.str()},
+                           {"spec_file", model.specFileName},
                            {"runs_now", variants.size() > 1 && variants[1].pinned
                                             ? "1"
                                             : "-1"},

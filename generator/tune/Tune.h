@@ -48,7 +48,7 @@ StencilModel naiveModel(const StencilModel &model);
 struct RuntimeKernels {
   StencilModel model;
   std::string what; ///< "the planner's groups of sites along x"
-  bool fromCache = false; ///< chosen by a tuning-cache entry (entryRunAt)
+  bool fromCache = false; ///< a tuning-cache entry (entryRunAt)
 };
 RuntimeKernels kernelsRunAt(const StencilModel &planned,
                             const std::vector<int> &extents, bool foldPass);
@@ -57,12 +57,11 @@ RuntimeKernels kernelsRunAt(const StencilModel &planned,
 /// `entries` (a tuning cache, read from `cachePath`) has an entry for
 /// `planned` there (the last one; with `foldPass`, a fold-pass entry, else
 /// an entry for the other passes, whose kernels the runtime then runs for
-/// CG's fold pass too, unless they march along t: then the first of
-/// kernelsRunAt's candidates that does not and stores the fields alike):
-/// that entry's options, or those kernels, described with its cache line. None
-/// where the cache has no such entry; entries for another version of the
-/// stencil are skipped with a warning on `warnings`, as `generate` skips them;
-/// an entry whose options the model cannot take is an error naming its line.
+/// CG's fold pass too): that entry's options, described with its cache
+/// line. None where the cache
+/// has no such entry; entries for another version of the stencil are
+/// skipped with a warning on `warnings`, as `generate` skips them; an entry
+/// whose options the model cannot take is an error naming its line.
 llvm::Expected<std::optional<RuntimeKernels>>
 entryRunAt(const StencilModel &planned,
            const std::vector<TuningCacheEntry> &entries,

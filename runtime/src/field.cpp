@@ -127,20 +127,6 @@ Lattice lattice_for(const KernelInfo &info, const int *extents) {
   return lattice;
 }
 
-int array_element_bytes(const Lattice &fields) {
-  return fields.element_bytes == 2 ? 4 : fields.element_bytes;
-}
-
-Lattice link_lattice_of(const KernelInfo &info, const Lattice &fields) {
-  Lattice lattice = fields;
-  lattice.element_bytes = array_element_bytes(fields);
-  if (const LinkInfo *links = info.links) {
-    lattice.components = fields.dims * links->reals_per_link;
-    lattice.layout = links->layout;
-  }
-  return lattice;
-}
-
 namespace {
 
 /// Where site `site` (host order: x fastest, or a half's own order) keeps

@@ -23,6 +23,25 @@ namespace stencil {
 
 namespace {
 
+/// Bytes of a value of the site-parameter, link and clover arrays of an
+/// operator on `fields`: the kernels' arithmetic type, so float where the
+/// fields hold bfloat16 (the arrays are read once a site, not narrowed).
+int array_element_bytes(const Lattice &fields) {
+  return fields.element_bytes == 2 ? 4 : fields.element_bytes;
+}
+
+/// The lattice of the link array of `info`'s kernels on `fields`: their
+/// fields' lattice where they take no links.
+Lattice link_lattice_of(const KernelInfo &info, const Lattice &fields) {
+  Lattice lattice = fields;
+  lattice.element_bytes = array_element_bytes(fields);
+  if (const LinkInfo *links = info.links) {
+    lattice.components = fields.dims * links->reals_per_link;
+    lattice.layout = links->layout;
+  }
+  return lattice;
+}
+
 /// A deviation or tolerance for a message: std::to_string(1e-10) prints
 /// "0.000000".
 std::string number_text(double value) {

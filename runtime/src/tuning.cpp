@@ -3,7 +3,6 @@
 #include "stencil/device.hpp"
 #include "stencil/environment.hpp"
 #include "stencil/exchange_choice.hpp"
-#include "stencil/field.hpp"
 #include "stencil/launch_config.hpp"
 #include "stencil/launch_graph.hpp"
 
@@ -292,25 +291,6 @@ std::string unfit_text(const TunedChoice &choice) {
          choice.info().name + ",";
 }
 
-/// Whether `info`'s kernels march along t of a 4-D lattice. Their fold
-/// pass, which reads r and p at every tap, was the slowest measured on an
-/// H200 for every 4-D field tried (docs/performance.md, "CG's fold pass
-/// after a marching entry"): 2406-3009 GB/s where unmarched kernels of the
-/// same storage ran 2710-3165 and the fastest 3421-3600; the 27-point
-/// stencil's march along z was its fastest fold pass.
-bool marches_along_t(const KernelInfo &info) {
-  return info.shape.march && info.shape.dims == 4 && info.shape.tile_axis == 3;
-}
-
-/// Whether kernels `a` and `b` store CG's fields and the links alike on
-/// `extents`, so that one may run the fold pass of the other's solve.
-bool same_storage(const KernelInfo &a, const KernelInfo &b,
-                  const int *extents) {
-  const Lattice fields = lattice_for(a, extents);
-  return fields == lattice_for(b, extents) &&
-         link_lattice_of(a, fields) == link_lattice_of(b, fields);
-}
-
 /// How the planner's choice reads in reports.
 std::string planner_text(const TunedChoice &choice, const int *extents) {
   std::string text =
@@ -385,53 +365,6 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
   return note_stale(out, stale);
 }
 
-namespace {
-
-/// CG's fold pass where a tuning-cache entry chose kernels that march
-/// along t and none chose the fold pass's: the first of the planner's fold
-/// kernels, the planner's kernels and the spec's own that does not march
-/// along t, has a fold pass, stores the fields and links as the chosen
-/// kernels do and fits the launch; else (none found) the chosen kernels.
-Status unmarched_fold_kernels(const KernelInfo &spec, const int *extents,
-                              const std::string &device,
-                              const KernelSelection &chosen,
-                              KernelSelection &out, bool &found,
-                              const std::string &stale) {
-  auto serves = [&](const KernelInfo &kernels) {
-    LaunchConfig config;
-    return !marches_along_t(kernels) && kernels.apply_fold_dot &&
-           same_storage(*chosen.info, kernels, extents) &&
-           launch_config(kernels, extents, config).ok();
-  };
-  const std::string why = " (the tuning-cache entry's kernels march along "
-                          "t; no fold-pass entry)";
-  for (TunedKernels kind : {TunedKernels::FoldPass, TunedKernels::All}) {
-    const TunedChoice *unfit = nullptr;
-    std::string misfit;
-    const TunedChoice *planned =
-        planner_choice(spec, extents, device, kind, unfit, misfit);
-    if (planned && serves(planned->info())) {
-      found = true;
-      out.info = &planned->info();
-      out.description = planner_text(*planned, extents) + why;
-      return note_stale(out, stale);
-    }
-  }
-  if (serves(spec)) {
-    found = true;
-    out.info = &spec;
-    out.description =
-        std::string("the spec's own options: ") + spec.tuning_options + why;
-    return note_stale(out, stale);
-  }
-  out.description = "the kernels chosen, marching along t (no fold-pass "
-                    "entry, and no kernels compiled in that do not march "
-                    "and store the fields alike)";
-  return note_stale(out, stale);
-}
-
-} // namespace
-
 Status select_fold_kernels(const KernelInfo &spec, const int *extents,
                            const std::string &device,
                            const KernelSelection &chosen, KernelSelection &out,
@@ -467,12 +400,8 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
     return note_stale(out, stale);
   }
   // Step 4: the planner's predictions give way to a measurement of the
-  // other kernels (whose storage they share), unless those march along t;
-  // where their launch does not fit, the fold pass runs with the chosen
-  // kernels.
-  if (measured && marches_along_t(*chosen.info))
-    return unmarched_fold_kernels(spec, extents, device, chosen, out, found,
-                                  stale);
+  // other kernels (whose storage they share); where their launch does not
+  // fit, the fold pass runs with the chosen kernels.
   if (measured)
     return note_stale(out, stale);
   const TunedChoice *unfit = nullptr;

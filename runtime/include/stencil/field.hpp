@@ -54,15 +54,6 @@ struct Lattice {
 /// The lattice of a generated stencil on `extents` (info.shape.dims entries).
 Lattice lattice_for(const KernelInfo &info, const int *extents);
 
-/// Bytes of a value of the site-parameter, link and clover arrays of an
-/// operator on `fields`: the kernels' arithmetic type, so float where the
-/// fields hold bfloat16 (the arrays are read once a site, not narrowed).
-int array_element_bytes(const Lattice &fields);
-
-/// The lattice of the link array of `info`'s kernels on `fields`: their
-/// fields' lattice where they take no links.
-Lattice link_lattice_of(const KernelInfo &info, const Lattice &fields);
-
 /// A clear error unless Field::create can make a field of `lattice`: its
 /// dimensions, extents, components, stored type, layout and parity in
 /// range, and its bytes within 64 bits.

@@ -32,10 +32,7 @@
 // the fold pass (NAME_fold, compiled in where a spec leaves options open
 // and other ones predict a faster fold pass) when nx is a multiple of their
 // groups along x; otherwise the fold pass runs with the kernels
-// select_kernels chose. Where an entry chose kernels that march along t
-// (4-D), whose fold pass measured slowest, the fold pass runs the first of
-// the planner's fold kernels, the planner's kernels and the spec's own
-// that does not march along t and stores the fields and links alike.
+// select_kernels chose.
 #ifndef STENCIL_TUNING_HPP
 #define STENCIL_TUNING_HPP
 
