@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_sub. 4-D periodic vector Laplacian, 24 floats per site, site-major in 8x4x4x1 subdomains
-// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 8 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256 (at least 4 per SM), marching along t, load order ascending, regular stores, 4 of 24 components per thread
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -16,8 +16,9 @@ namespace stencilc_kernels {
 namespace laplacian4d_vec24_sub_auto {
 namespace {
 
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+/// 4-D periodic 9-point stencil marching along t; per plane 7 loads and 1
+/// stores per thread, a ring of 3 outputs.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 4)
 laplacian4d_vec24_sub_auto_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -25,212 +26,188 @@ laplacian4d_vec24_sub_auto_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int planes,
     const unsigned blocks_z,
     const Params params) {
-  // This thread's first site; it updates 2 consecutive sites along y.
-  // The 3 blocks of the same sites share them side by side: their
-  // thread k takes share k % 3 of site k / 3, so that a warp reads
+  // This thread's column; it walks along t through its block's chunk of
+  // `planes` sites.
+  // The 6 blocks of the same sites share them side by side: their
+  // thread k takes share k % 6 of site k / 6, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 3u) * 32u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 3u) * 32u + share_thread / 3u);
-  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const unsigned share_thread = (blockIdx.x % 6u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + share_thread / 6u);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 8 of the site's 24 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 3u) * 8;
-  if (x >= nx || y >= ny || z >= nz || t >= nt)
+  const int t_first = static_cast<int>(blockIdx.z / blocks_z) * planes;
+  // This thread's 4 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 6u) * 4;
+  if (x >= nx || y >= ny || z >= nz || t_first >= nt)
     return;
-  // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
-  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int y_p2 = stencil::wrap(y + 2, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const int t_p1 = stencil::wrap(t + 1, nt);
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
   // A site's components move 4 at a time.
   using vec_t = stencil::vec<value_type, 4>;
-  value_type acc0[8], acc1[8];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u0[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] = w1 * v.v[l];
-    }
-  }
-  const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u1[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc1[j * 4 + l] = w1 * v.v[l];
-    }
-  }
-  const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u2[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u3[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc1[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u4[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u5[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u6[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w0 * v.v[l];
-      acc1[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u7[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u8[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc1[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u9[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
-      acc1[j * 4 + l] += w0 * v.v[l];
-    }
-  }
-  const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u10[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc1[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u11[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc1[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u12[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u13[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc1[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u14[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc0[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    const vec_t v = u15[j];
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l) {
-      acc1[j * 4 + l] += w1 * v.v[l];
-    }
-  }
-  // Store the tile's sites that lie inside the update region.
-  STENCIL_UNROLL
-  for (int j = 0; j < 2; ++j) {
-    vec_t r;
-    STENCIL_UNROLL
-    for (int l = 0; l < 4; ++l)
-      r.v[l] = acc0[j * 4 + l];
-    STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
-  }
-  if (y + 1 < ny) {
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      vec_t r;
+  value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
+  // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  // Each load's first value within its plane: the walk adds a plane's.
+  const stencil::index_t plane_values = static_cast<stencil::index_t>(nx) * ny * nz * 24;
+  const int u0_at = static_cast<int>((stencil::layout_site(layout, x, y, z_m1, 0, nx, ny, nz, nt)) * 24 + c0);
+  const int u1_at = static_cast<int>((stencil::layout_site(layout, x, y_m1, z, 0, nx, ny, nz, nt)) * 24 + c0);
+  const int u2_at = static_cast<int>((stencil::layout_site(layout, x_m1, y, z, 0, nx, ny, nz, nt)) * 24 + c0);
+  const int u3_at = static_cast<int>((stencil::layout_site(layout, x, y, z, 0, nx, ny, nz, nt)) * 24 + c0);
+  const int u4_at = static_cast<int>((stencil::layout_site(layout, x_p1, y, z, 0, nx, ny, nz, nt)) * 24 + c0);
+  const int u5_at = static_cast<int>((stencil::layout_site(layout, x, y_p1, z, 0, nx, ny, nz, nt)) * 24 + c0);
+  const int u6_at = static_cast<int>((stencil::layout_site(layout, x, y, z_p1, 0, nx, ny, nz, nt)) * 24 + c0);
+  // The chunk's end; acc0 .. acc2 hold outputs t .. t + 2.
+  const int t_end = t_first + planes < nt ? t_first + planes : nt;
+  for (int t = t_first - 2; t < t_end; ++t) {
+    const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    // The loaded plane's coordinate, wrapped where the lattice wraps around.
+    const int t_p1 = stencil::wrap(t + 1, nt);
+    const stencil::index_t plane_first = t_p1 * plane_values;
+    // Plane t + 1: its values are gathered first, then each feeds every output of the ring that needs it.
+    value_type u0[4];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u0_at);
       STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc1[j * 4 + l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0)[j], r);
+      for (int j = 0; j < 1; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          u0[j * 4 + l] = v.v[l];
+      }
+    }
+    value_type u1[4];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u1_at);
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          u1[j * 4 + l] = v.v[l];
+      }
+    }
+    value_type u2[4];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u2_at);
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          u2[j * 4 + l] = v.v[l];
+      }
+    }
+    value_type u3[4];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u3_at);
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          u3[j * 4 + l] = v.v[l];
+      }
+    }
+    value_type u4[4];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u4_at);
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          u4[j * 4 + l] = v.v[l];
+      }
+    }
+    value_type u5[4];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u5_at);
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          u5[j * 4 + l] = v.v[l];
+      }
+    }
+    value_type u6[4];
+    {
+      const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u6_at);
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        const vec_t v = from[j];
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          u6[j * 4 + l] = v.v[l];
+      }
+    }
+    STENCIL_UNROLL
+    for (int c = 0; c < 4; ++c) {
+      acc1[c] += w1 * u0[c];
+    }
+    STENCIL_UNROLL
+    for (int c = 0; c < 4; ++c) {
+      acc1[c] += w1 * u1[c];
+    }
+    STENCIL_UNROLL
+    for (int c = 0; c < 4; ++c) {
+      acc1[c] += w1 * u2[c];
+    }
+    STENCIL_UNROLL
+    for (int c = 0; c < 4; ++c) {
+      acc0[c] += w1 * u3[c];
+      acc1[c] += w0 * u3[c];
+      acc2[c] += w1 * u3[c];
+    }
+    STENCIL_UNROLL
+    for (int c = 0; c < 4; ++c) {
+      acc1[c] += w1 * u4[c];
+    }
+    STENCIL_UNROLL
+    for (int c = 0; c < 4; ++c) {
+      acc1[c] += w1 * u5[c];
+    }
+    STENCIL_UNROLL
+    for (int c = 0; c < 4; ++c) {
+      acc1[c] += w1 * u6[c];
+    }
+    if (t >= t_first) {
+      // Store the tile's sites that lie inside the update region.
+      STENCIL_UNROLL
+      for (int j = 0; j < 1; ++j) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 4; ++l)
+          r.v[l] = acc0[j * 4 + l];
+        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
+      }
+    }
+    // Output t is stored: the ring moves down by one.
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[l] = acc1[l];
+      acc1[l] = acc2[l];
+      acc2[l] = value_type(0);
     }
   }
 }
 
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
-/// in . out over the stored sites: one partial per block, for CG's p^T A p
-/// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+/// 4-D periodic 9-point stencil marching along t; per plane 7 loads and 1
+/// stores per thread, a ring of 3 outputs. Also sums in . out over the stored
+/// sites: one partial per block, for CG's p^T A p without a second pass over
+/// the fields.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 4)
 laplacian4d_vec24_sub_auto_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -238,226 +215,199 @@ laplacian4d_vec24_sub_auto_dot_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int planes,
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along y.
-  // The 3 blocks of the same sites share them side by side: their
-  // thread k takes share k % 3 of site k / 3, so that a warp reads
+  // This thread's column; it walks along t through its block's chunk of
+  // `planes` sites.
+  // The 6 blocks of the same sites share them side by side: their
+  // thread k takes share k % 6 of site k / 6, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 3u) * 32u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 3u) * 32u + share_thread / 3u);
-  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const unsigned share_thread = (blockIdx.x % 6u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + share_thread / 6u);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 8 of the site's 24 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 3u) * 8;
+  const int t_first = static_cast<int>(blockIdx.z / blocks_z) * planes;
+  // This thread's 4 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 6u) * 4;
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
-    // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
-    constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
-    const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-    // Neighbours' coordinates, wrapped where the lattice wraps around.
-    const int x_m1 = stencil::wrap(x - 1, nx);
-    const int x_p1 = stencil::wrap(x + 1, nx);
-    const int y_m1 = stencil::wrap(y - 1, ny);
-    const int y_p1 = stencil::wrap(y + 1, ny);
-    const int y_p2 = stencil::wrap(y + 2, ny);
-    const int z_m1 = stencil::wrap(z - 1, nz);
-    const int z_p1 = stencil::wrap(z + 1, nz);
-    const int t_m1 = stencil::wrap(t - 1, nt);
-    const int t_p1 = stencil::wrap(t + 1, nt);
+  if (!(x >= nx || y >= ny || z >= nz || t_first >= nt)) {
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[8], acc1[8];
-    // Each value is loaded once and feeds every site of the tile that needs it.
-    const vec_t *u0 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u0[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] = w1 * v.v[l];
-      }
-    }
-    const vec_t *u1 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u1[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] = w1 * v.v[l];
-      }
-    }
-    const vec_t *u2 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u2[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u3 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u3[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u4 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u4[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u5 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u5[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u6 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u6[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w0 * v.v[l];
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u7 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u7[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u8 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u8[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u9 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u9[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-        acc1[j * 4 + l] += w0 * v.v[l];
-      }
-    }
-    const vec_t *u10 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u10[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u11 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u11[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u12 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u12[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u13 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u13[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u14 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u14[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const vec_t *u15 = reinterpret_cast<const vec_t *>(in + (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0);
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = u15[j];
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    // Store the tile's sites that lie inside the update region.
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc0[j * 4 + l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
-    }
-    STENCIL_UNROLL
-    for (int c = 0; c < 8; ++c)
-      dot += static_cast<double>(in[(site) * 24 + c0 + c]) * static_cast<double>(acc0[c]);
-    if (y + 1 < ny) {
-      STENCIL_UNROLL
-      for (int j = 0; j < 2; ++j) {
-        vec_t r;
+    value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
+    // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
+    constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int z_m1 = stencil::wrap(z - 1, nz);
+    const int z_p1 = stencil::wrap(z + 1, nz);
+    // Each load's first value within its plane: the walk adds a plane's.
+    const stencil::index_t plane_values = static_cast<stencil::index_t>(nx) * ny * nz * 24;
+    const int u0_at = static_cast<int>((stencil::layout_site(layout, x, y, z_m1, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u1_at = static_cast<int>((stencil::layout_site(layout, x, y_m1, z, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u2_at = static_cast<int>((stencil::layout_site(layout, x_m1, y, z, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u3_at = static_cast<int>((stencil::layout_site(layout, x, y, z, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u4_at = static_cast<int>((stencil::layout_site(layout, x_p1, y, z, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u5_at = static_cast<int>((stencil::layout_site(layout, x, y_p1, z, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u6_at = static_cast<int>((stencil::layout_site(layout, x, y, z_p1, 0, nx, ny, nz, nt)) * 24 + c0);
+    // The chunk's end; acc0 .. acc2 hold outputs t .. t + 2.
+    const int t_end = t_first + planes < nt ? t_first + planes : nt;
+    for (int t = t_first - 2; t < t_end; ++t) {
+      const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+      // The loaded plane's coordinate, wrapped where the lattice wraps around.
+      const int t_p1 = stencil::wrap(t + 1, nt);
+      const stencil::index_t plane_first = t_p1 * plane_values;
+      // Plane t + 1: its values are gathered first, then each feeds every output of the ring that needs it.
+      value_type u0[4];
+      {
+        const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u0_at);
         STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[j * 4 + l];
-        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0)[j], r);
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = from[j];
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u0[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u1[4];
+      {
+        const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u1_at);
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = from[j];
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u1[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u2[4];
+      {
+        const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u2_at);
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = from[j];
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u2[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u3[4];
+      {
+        const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u3_at);
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = from[j];
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u3[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u4[4];
+      {
+        const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u4_at);
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = from[j];
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u4[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u5[4];
+      {
+        const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u5_at);
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = from[j];
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u5[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u6[4];
+      {
+        const vec_t *from = reinterpret_cast<const vec_t *>(in + plane_first + u6_at);
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = from[j];
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u6[j * 4 + l] = v.v[l];
+        }
       }
       STENCIL_UNROLL
-      for (int c = 0; c < 8; ++c)
-        dot += static_cast<double>(in[(stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0 + c]) * static_cast<double>(acc1[c]);
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u0[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u1[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u2[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u3[c];
+        acc1[c] += w0 * u3[c];
+        acc2[c] += w1 * u3[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u4[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u5[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u6[c];
+      }
+      if (t >= t_first) {
+        // Store the tile's sites that lie inside the update region.
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          vec_t r;
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            r.v[l] = acc0[j * 4 + l];
+          STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
+        }
+        STENCIL_UNROLL
+        for (int c = 0; c < 4; ++c)
+          dot += static_cast<double>(in[(site) * 24 + c0 + c]) * static_cast<double>(acc0[c]);
+      }
+      // Output t is stored: the ring moves down by one.
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[l] = acc1[l];
+        acc1[l] = acc2[l];
+        acc2[l] = value_type(0);
+      }
     }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 4-D periodic 9-point stencil; 16 loads and 2 stores per thread. Also sums
-/// in . out over the stored sites: one partial per block, for CG's p^T A p
-/// without a second pass over the fields. Each of those loads reads `in` and
-/// `direction` as p' = in + beta direction (CG's next direction from the
-/// residual `in` and the last one), each store also writes p' to
-/// next_direction (whose halo is not written) and, given a solution, adds the
-/// last step's alpha direction to it, and the sum is p' . out: the
-/// direction's own pass and x's update folded into the stencil.
+/// 4-D periodic 9-point stencil marching along t; per plane 7 loads and 1
+/// stores per thread, a ring of 3 outputs. Also sums in . out over the stored
+/// sites: one partial per block, for CG's p^T A p without a second pass over
+/// the fields. Each of those loads reads `in` and `direction` as p' = in +
+/// beta direction (CG's next direction from the residual `in` and the last
+/// one), each store also writes p' to next_direction (whose halo is not
+/// written) and, given a solution, adds the last step's alpha direction to
+/// it, and the sum is p' . out: the direction's own pass and x's update
+/// folded into the stencil.
 STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
 laplacian4d_vec24_sub_auto_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
@@ -471,260 +421,209 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     const int ny,
     const int nz,
     const int nt,
+    const int planes,
     const unsigned blocks_z,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 2 consecutive sites along y.
-  // The 3 blocks of the same sites share them side by side: their
-  // thread k takes share k % 3 of site k / 3, so that a warp reads
+  // This thread's column; it walks along t through its block's chunk of
+  // `planes` sites.
+  // The 6 blocks of the same sites share them side by side: their
+  // thread k takes share k % 6 of site k / 6, so that a warp reads
   // adjacent sites' components as one run.
-  const unsigned share_thread = (blockIdx.x % 3u) * 32u + threadIdx.x;
-  const int x = static_cast<int>((blockIdx.x / 3u) * 32u + share_thread / 3u);
-  const int y = 2 * static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const unsigned share_thread = (blockIdx.x % 6u) * 32u + threadIdx.x;
+  const int x = static_cast<int>((blockIdx.x / 6u) * 32u + share_thread / 6u);
+  const int y = static_cast<int>(blockIdx.y * 4u + threadIdx.y);
   const int z = static_cast<int>((blockIdx.z % blocks_z) * 2u + threadIdx.z % 2u);
-  const int t = static_cast<int>((blockIdx.z / blocks_z) * 1u + threadIdx.z / 2u);
-  // This thread's 8 of the site's 24 components, from c0.
-  const int c0 = static_cast<int>(share_thread % 3u) * 8;
+  const int t_first = static_cast<int>(blockIdx.z / blocks_z) * planes;
+  // This thread's 4 of the site's 24 components, from c0.
+  const int c0 = static_cast<int>(share_thread % 6u) * 4;
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
   // The last step's alpha, for its x += alpha p (no x: none).
   const value_type alpha = solution ? static_cast<value_type>(*alpha_source) : value_type(0);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
-  if (!(x >= nx || y >= ny || z >= nz || t >= nt)) {
-    // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
-    constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
-    const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-    // Neighbours' coordinates, wrapped where the lattice wraps around.
-    const int x_m1 = stencil::wrap(x - 1, nx);
-    const int x_p1 = stencil::wrap(x + 1, nx);
-    const int y_m1 = stencil::wrap(y - 1, ny);
-    const int y_p1 = stencil::wrap(y + 1, ny);
-    const int y_p2 = stencil::wrap(y + 2, ny);
-    const int z_m1 = stencil::wrap(z - 1, nz);
-    const int z_p1 = stencil::wrap(z + 1, nz);
-    const int t_m1 = stencil::wrap(t - 1, nt);
-    const int t_p1 = stencil::wrap(t + 1, nt);
+  if (!(x >= nx || y >= ny || z >= nz || t_first >= nt)) {
     // Tap weights.
     const value_type w0 = static_cast<value_type>(8) + params.mass;
     const value_type w1 = static_cast<value_type>(-1);
     // A site's components move 4 at a time.
     using vec_t = stencil::vec<value_type, 4>;
-    value_type acc0[8], acc1[8];
-    // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
-    const stencil::index_t u0 = (stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u0 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u0 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] = w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u1 = (stencil::layout_site(layout, x, y_p1, z, t_m1, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u1 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u1 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] = w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u2 = (stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u2 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u2 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u3 = (stencil::layout_site(layout, x, y_p1, z_m1, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u3 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u3 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u4 = (stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u4 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u4 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u5 = (stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u5 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u5 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u6 = (stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u6 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u6 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w0 * v.v[l];
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u7 = (stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u7 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u7 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u8 = (stencil::layout_site(layout, x_m1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u8 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u8 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u9 = (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u9 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u9 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-        acc1[j * 4 + l] += w0 * v.v[l];
-      }
-    }
-    const stencil::index_t u10 = (stencil::layout_site(layout, x_p1, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u10 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u10 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u11 = (stencil::layout_site(layout, x, y_p2, z, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u11 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u11 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u12 = (stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u12 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u12 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u13 = (stencil::layout_site(layout, x, y_p1, z_p1, t, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u13 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u13 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u14 = (stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u14 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u14 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc0[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    const stencil::index_t u15 = (stencil::layout_site(layout, x, y_p1, z, t_p1, nx, ny, nz, nt)) * 24 + c0;
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + u15 + j * 4),
-          reinterpret_cast<const vec_t *>(direction + u15 + j * 4), beta);
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l) {
-        acc1[j * 4 + l] += w1 * v.v[l];
-      }
-    }
-    // Store the tile's sites that lie inside the update region.
-    STENCIL_UNROLL
-    for (int j = 0; j < 2; ++j) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 4; ++l)
-        r.v[l] = acc0[j * 4 + l];
-      STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
-    }
-    {
-      const stencil::index_t first = (site) * 24 + c0;
-      const vec_t *from = reinterpret_cast<const vec_t *>(in + first);
-      const vec_t *along = reinterpret_cast<const vec_t *>(direction + first);
-      STENCIL_UNROLL
-      for (int j = 0; j < 2; ++j) {
-        const vec_t next = stencil::fold_direction(from + j, along + j, beta);
-        STENCIL_STORE(&reinterpret_cast<vec_t *>(next_direction + first)[j], next);
-        if (solution) {
-          vec_t *xs = reinterpret_cast<vec_t *>(solution + first) + j;
-          *xs = stencil::plus_scaled(xs, along + j, alpha);
-        }
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          dot += static_cast<double>(next.v[l]) * static_cast<double>(acc0[j * 4 + l]);
-      }
-    }
-    if (y + 1 < ny) {
-      STENCIL_UNROLL
-      for (int j = 0; j < 2; ++j) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 4; ++l)
-          r.v[l] = acc1[j * 4 + l];
-        STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0)[j], r);
-      }
+    value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
+    // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
+    constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
+    // Neighbours' coordinates, wrapped where the lattice wraps around.
+    const int x_m1 = stencil::wrap(x - 1, nx);
+    const int x_p1 = stencil::wrap(x + 1, nx);
+    const int y_m1 = stencil::wrap(y - 1, ny);
+    const int y_p1 = stencil::wrap(y + 1, ny);
+    const int z_m1 = stencil::wrap(z - 1, nz);
+    const int z_p1 = stencil::wrap(z + 1, nz);
+    // Each load's first value within its plane: the walk adds a plane's.
+    const stencil::index_t plane_values = static_cast<stencil::index_t>(nx) * ny * nz * 24;
+    const int u0_at = static_cast<int>((stencil::layout_site(layout, x, y, z_m1, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u1_at = static_cast<int>((stencil::layout_site(layout, x, y_m1, z, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u2_at = static_cast<int>((stencil::layout_site(layout, x_m1, y, z, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u3_at = static_cast<int>((stencil::layout_site(layout, x, y, z, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u4_at = static_cast<int>((stencil::layout_site(layout, x_p1, y, z, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u5_at = static_cast<int>((stencil::layout_site(layout, x, y_p1, z, 0, nx, ny, nz, nt)) * 24 + c0);
+    const int u6_at = static_cast<int>((stencil::layout_site(layout, x, y, z_p1, 0, nx, ny, nz, nt)) * 24 + c0);
+    // The chunk's end; acc0 .. acc2 hold outputs t .. t + 2.
+    const int t_end = t_first + planes < nt ? t_first + planes : nt;
+    for (int t = t_first - 2; t < t_end; ++t) {
+      const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+      // The loaded plane's coordinate, wrapped where the lattice wraps around.
+      const int t_p1 = stencil::wrap(t + 1, nt);
+      const stencil::index_t plane_first = t_p1 * plane_values;
+      // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
+      value_type u0[4];
       {
-        const stencil::index_t first = (stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt)) * 24 + c0;
-        const vec_t *from = reinterpret_cast<const vec_t *>(in + first);
-        const vec_t *along = reinterpret_cast<const vec_t *>(direction + first);
+        const stencil::index_t from = plane_first + u0_at;
         STENCIL_UNROLL
-        for (int j = 0; j < 2; ++j) {
-          const vec_t next = stencil::fold_direction(from + j, along + j, beta);
-          STENCIL_STORE(&reinterpret_cast<vec_t *>(next_direction + first)[j], next);
-          if (solution) {
-            vec_t *xs = reinterpret_cast<vec_t *>(solution + first) + j;
-            *xs = stencil::plus_scaled(xs, along + j, alpha);
-          }
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 4),
+              reinterpret_cast<const vec_t *>(direction + from + j * 4), beta);
           STENCIL_UNROLL
           for (int l = 0; l < 4; ++l)
-            dot += static_cast<double>(next.v[l]) * static_cast<double>(acc1[j * 4 + l]);
+            u0[j * 4 + l] = v.v[l];
         }
+      }
+      value_type u1[4];
+      {
+        const stencil::index_t from = plane_first + u1_at;
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 4),
+              reinterpret_cast<const vec_t *>(direction + from + j * 4), beta);
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u1[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u2[4];
+      {
+        const stencil::index_t from = plane_first + u2_at;
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 4),
+              reinterpret_cast<const vec_t *>(direction + from + j * 4), beta);
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u2[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u3[4];
+      {
+        const stencil::index_t from = plane_first + u3_at;
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 4),
+              reinterpret_cast<const vec_t *>(direction + from + j * 4), beta);
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u3[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u4[4];
+      {
+        const stencil::index_t from = plane_first + u4_at;
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 4),
+              reinterpret_cast<const vec_t *>(direction + from + j * 4), beta);
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u4[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u5[4];
+      {
+        const stencil::index_t from = plane_first + u5_at;
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 4),
+              reinterpret_cast<const vec_t *>(direction + from + j * 4), beta);
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u5[j * 4 + l] = v.v[l];
+        }
+      }
+      value_type u6[4];
+      {
+        const stencil::index_t from = plane_first + u6_at;
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          const vec_t v = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + from + j * 4),
+              reinterpret_cast<const vec_t *>(direction + from + j * 4), beta);
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            u6[j * 4 + l] = v.v[l];
+        }
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u0[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u1[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u2[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc0[c] += w1 * u3[c];
+        acc1[c] += w0 * u3[c];
+        acc2[c] += w1 * u3[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u4[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u5[c];
+      }
+      STENCIL_UNROLL
+      for (int c = 0; c < 4; ++c) {
+        acc1[c] += w1 * u6[c];
+      }
+      if (t >= t_first) {
+        // Store the tile's sites that lie inside the update region.
+        STENCIL_UNROLL
+        for (int j = 0; j < 1; ++j) {
+          vec_t r;
+          STENCIL_UNROLL
+          for (int l = 0; l < 4; ++l)
+            r.v[l] = acc0[j * 4 + l];
+          STENCIL_STORE(&reinterpret_cast<vec_t *>(out + (site) * 24 + c0)[j], r);
+        }
+        {
+          const stencil::index_t first = (site) * 24 + c0;
+          const vec_t *from = reinterpret_cast<const vec_t *>(in + first);
+          const vec_t *along = reinterpret_cast<const vec_t *>(direction + first);
+          STENCIL_UNROLL
+          for (int j = 0; j < 1; ++j) {
+            const vec_t next = stencil::fold_direction(from + j, along + j, beta);
+            STENCIL_STORE(&reinterpret_cast<vec_t *>(next_direction + first)[j], next);
+            if (solution) {
+              vec_t *xs = reinterpret_cast<vec_t *>(solution + first) + j;
+              *xs = stencil::plus_scaled(xs, along + j, alpha);
+            }
+            STENCIL_UNROLL
+            for (int l = 0; l < 4; ++l)
+              dot += static_cast<double>(next.v[l]) * static_cast<double>(acc0[j * 4 + l]);
+          }
+        }
+      }
+      // Output t is stored: the ring moves down by one.
+      STENCIL_UNROLL
+      for (int l = 0; l < 4; ++l) {
+        acc0[l] = acc1[l];
+        acc1[l] = acc2[l];
+        acc2[l] = value_type(0);
       }
     }
   }
@@ -752,7 +651,7 @@ stencil::Status apply(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchApply));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -769,6 +668,8 @@ stencil::Status apply(value_type *out, const value_type *in,
         "laplacian4d_vec24_sub_auto: 'out' and 'in' overlap; the kernel cannot run in place");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian4d_vec24_sub_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (static_cast<std::int64_t>(n[0]) * n[1] * n[2] * 24 > 2147483647)
+    return stencil::Status::failure("laplacian4d_vec24_sub_auto: the marching kernel reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_sub_auto_kernel, config.grid, config.block, stream,
@@ -778,6 +679,7 @@ stencil::Status apply(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      config.planes,
       config.blocks_z,
       params);
   return stencil::launch_status("laplacian4d_vec24_sub_auto_kernel");
@@ -806,7 +708,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchApply));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -823,6 +725,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
         "laplacian4d_vec24_sub_auto: 'out' and 'in' overlap; the kernel cannot run in place");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian4d_vec24_sub_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (static_cast<std::int64_t>(n[0]) * n[1] * n[2] * 24 > 2147483647)
+    return stencil::Status::failure("laplacian4d_vec24_sub_auto: the marching kernel reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_sub_auto_kernel, config.grid, config.block, stream,
@@ -832,6 +736,7 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      config.planes,
       config.blocks_z,
       params);
   return stencil::launch_status("laplacian4d_vec24_sub_auto_kernel");
@@ -862,7 +767,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchDot));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -879,6 +784,8 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
         "laplacian4d_vec24_sub_auto: 'out' and 'in' overlap; the kernel cannot run in place");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian4d_vec24_sub_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (static_cast<std::int64_t>(n[0]) * n[1] * n[2] * 24 > 2147483647)
+    return stencil::Status::failure("laplacian4d_vec24_sub_auto: the marching kernel reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_sub_auto_dot_kernel, config.grid, config.block, stream,
@@ -888,6 +795,7 @@ stencil::Status apply_dot(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
+      config.planes,
       config.blocks_z,
       params,
       partials);
@@ -924,7 +832,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
   (void)params; // unused when the spec declares no parameters
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
   stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  stencil::Status status = stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchFold));
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
@@ -956,6 +864,8 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
           names[a] + "' overlap");
   if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
     return stencil::Status::failure("laplacian4d_vec24_sub_auto: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
+  if (static_cast<std::int64_t>(n[0]) * n[1] * n[2] * 24 > 2147483647)
+    return stencil::Status::failure("laplacian4d_vec24_sub_auto: the marching kernel reads a plane (nx x ny x nz sites, 24 values each) at 32-bit offsets, and this lattice's plane holds more than 2^31 - 1 values");
   if (!stencil::is_aligned(next_direction, 16) || !stencil::is_aligned(direction, 16))
     return stencil::Status::failure("laplacian4d_vec24_sub_auto: 'next_direction' and 'direction' must be aligned to 16 bytes for the 16-byte accesses of kernel.vector_width 4");
   if (solution != nullptr && !stencil::is_aligned(solution, 16))
@@ -974,6 +884,7 @@ stencil::Status apply_fold_dot(value_type *out, value_type *next_direction,
       extents.ny,
       extents.nz,
       extents.nt,
+      config.planes,
       config.blocks_z,
       params,
       partials);
@@ -1000,6 +911,15 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
       static_cast<const value_type *>(direction), beta,
       static_cast<value_type *>(solution), alpha, typed_extents,
       typed_params, partials, stream);
+}
+
+std::int64_t march_residency(int kernel) {
+  const int threads = 256;
+  if (kernel == stencil::kMarchDot)
+    return stencil::resident_blocks(laplacian4d_vec24_sub_auto_dot_kernel, threads);
+  if (kernel == stencil::kMarchFold)
+    return stencil::resident_blocks(laplacian4d_vec24_sub_auto_fold_dot_kernel, threads);
+  return stencil::resident_blocks(laplacian4d_vec24_sub_auto_kernel, threads);
 }
 
 } // namespace laplacian4d_vec24_sub_auto

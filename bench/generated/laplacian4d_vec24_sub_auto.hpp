@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_sub.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_sub. 4-D periodic vector Laplacian, 24 floats per site, site-major in 8x4x4x1 subdomains
-// Options: block 32x4x2x1, launch bounds 256, tile y x 2, load order ascending, regular stores, 8 of 24 components per thread
+// Options: block 32x4x2x1, launch bounds 256 (at least 4 per SM), marching along t, load order ascending, regular stores, 4 of 24 components per thread
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_sub_auto.hip.
@@ -39,7 +39,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 1, 2, 1, 3, 0};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {32, 4, 2, 1}, 3, 1, 1, 6, 0, 1};
   return value;
 }
 
@@ -51,10 +51,14 @@ inline const stencil::Layout &layout() {
 
 /// The grid that covers `extents` (any sizes, multiples of the block and the
 /// tile or not); fails with a message for sizes the stencil cannot take.
+/// The device's resident blocks of a marching kernel (a
+/// stencil::MarchKernel), which size its chunks of planes.
+std::int64_t march_residency(int kernel);
+
 inline stencil::Status launch_config(const Extents &extents,
                                      stencil::LaunchConfig &config) {
   const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  return stencil::make_launch_config(shape(), n, config);
+  return stencil::make_launch_config(shape(), n, config, march_residency(stencil::kMarchApply));
 }
 
 /// out = A in on every site, neighbours wrapping around (periodic). The
@@ -122,13 +126,13 @@ inline const stencil::KernelInfo &info() {
       tap_factors, 1, param_names,
       param_defaults, param_is_site, 0,
       nullptr, 0,
-      true, "cg", 16, 192,
+      true, "cg", 7, 192,
       408, &apply_generic, &apply_adjoint_generic,
       nullptr, &apply_dot_generic, &apply_fold_dot_generic,
       "e837c0bb0df386b7",
-      "block=32x4x2x1; tile=y2; order=ascending; stores=regular; launch_bounds=256; layout=aos; vector_width=4; components_per_thread=8", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x2x1; tile=t1; order=ascending; stores=regular; launch_bounds=256; min_blocks_per_sm=4; layout=aos; vector_width=4; components_per_thread=4; march=on", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
-      nullptr, nullptr, nullptr};
+      nullptr, nullptr, &march_residency};
   return value;
 }
 

@@ -540,6 +540,16 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                   " (the cost model chose tile " + tile.value + ": " +
                   tile.reason + ")";
     tile.value = tileText(sitesMarch->options);
+    const std::string perThread =
+        std::to_string(sitesMarch->options.componentsPerThread);
+    for (KernelOptionNote &n : notes)
+      if (n.option == "components_per_thread" && !n.written &&
+          n.value != perThread) {
+        n.reason = "a rule with the march (one vector of a site a tap); the "
+                   "cost model chose " +
+                   n.value + ": " + n.reason;
+        n.value = perThread;
+      }
   }
   const KernelOptions &runs =
       sitesMarch ? sitesMarch->options : best->model.kernel;

@@ -126,33 +126,46 @@ std::optional<MarchRule> marchingGroups(const StencilModel &grouped) {
 }
 
 /// The spec's own kernels marching along t, by rule: for 4-D site-major
-/// float fields in plain storage whose chosen kernels move one vector of a
-/// site a tap (components_per_thread equal to vector_width), which the
-/// march gathers a plane at a time (KernelPlan::gathersPlane), where the
-/// spec leaves the tile, the launch bounds and the resident minimum open,
-/// on tori (the lattices measured; the single-component march lost on an
-/// all-Dirichlet one). The minimum makes kMarchResidentThreads (for apply
-/// and the dot kernel: CG's fold kernel goes without it, planFoldPass); the
+/// float fields, in plain storage or in subdomains one site deep along t,
+/// whose chosen kernels move one vector of a site a tap
+/// (components_per_thread equal to vector_width), which the march gathers
+/// a plane at a time (KernelPlan::gathersPlane), where the spec leaves the
+/// tile, the launch bounds and the resident minimum open, on tori (the
+/// lattices measured; the single-component march lost on an all-Dirichlet
+/// one). Where the spec leaves components_per_thread open and the vector
+/// moves 16 bytes, the march takes one vector a thread whatever the cost
+/// model chose. The minimum makes kMarchResidentThreads (for apply and
+/// the dot kernel: CG's fold kernel goes without it, planFoldPass); the
 /// threads along t move to z. On an H200 (stencil_bench, 32^3 x 64) the
 /// planner's kernels for the 24-float field so marched at 2978-3042 GB/s
 /// (docs/results/h200-4d-march-rule.txt) against 2689-2690 unmarched
-/// (docs/results/h200-vector-march-gap.txt, call 9). Doubles keep the
-/// cost model's choice: the 12-double field's marched at 3024-3047 against
-/// 3022-3083 unmarched in earlier runs (docs/performance.md), no gain.
+/// (docs/results/h200-vector-march-gap.txt, call 9); the subdomain
+/// field's (8x4x4x1) at 2934-2941 with 4 floats a thread, where its cost
+/// model's choice (8 floats a thread, tile y x 2) ran at 2417-2669 and the
+/// march with 8 floats a thread at 2030-2881 (docs/results/
+/// h200-sub-gathered-march.txt). Doubles keep the cost model's choice: the
+/// 12-double field's marched at 3024-3047 against 3022-3083 unmarched in
+/// earlier runs (docs/performance.md), no gain.
 std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
   const KernelOptions &k = chosen.kernel;
   if (chosen.dims != 4 || chosen.components == 1 || k.written.tile ||
       k.written.march || k.written.launchBounds || k.written.minBlocksPerSm)
     return std::nullopt;
+  const bool oneVector = chosen.componentsPerThread() == k.vectorWidth ||
+                         (!k.written.componentsPerThread &&
+                          k.vectorWidth * chosen.elementBytes() == 16 &&
+                          chosen.components % k.vectorWidth == 0);
   // (Float specs have no inner precision, whose bfloat16 kernels could not
   // march.)
-  if (chosen.layout.order != LayoutOrder::SiteMajor || chosen.layout.evenOdd ||
-      chosen.layout.hasSubdomains() || !chosen.allWrap() ||
-      chosen.precision != Precision::Float || k.vectorWidth < 2 ||
-      chosen.componentsPerThread() != k.vectorWidth || tapsAlongT(chosen) == 0)
+  const FieldLayout &l = chosen.layout;
+  if (l.order != LayoutOrder::SiteMajor || l.evenOdd ||
+      (l.hasSubdomains() && l.subdomain[3] != 1) || !chosen.allWrap() ||
+      chosen.precision != Precision::Float || k.vectorWidth < 2 || !oneVector ||
+      tapsAlongT(chosen) == 0)
     return std::nullopt;
   StencilModel m = chosen;
   KernelOptions &marching = m.kernel;
+  marching.componentsPerThread = k.vectorWidth;
   marchAlongSlowestAxis(marching, m.dims, k.written.block);
   marching.launchBounds = marching.threadsPerBlock();
   marching.minBlocksPerSm =

@@ -608,6 +608,58 @@ TEST(ChooseOptions, MarchesSiteMajorToriThatMoveOneVectorATap) {
   }
 }
 
+// 24 floats a site stored in subdomains one site deep along t (the march
+// gathers their planes too): the rule marches them with one 16-byte vector
+// a thread, whatever components per thread the cost model chose, and says
+// so; subdomains two deep along t, or components per thread the spec
+// writes as two vectors, keep the cost model's choice.
+TEST(ChooseOptions, MarchesSubdomainsOneSiteDeepAlongT) {
+  std::string yaml = R"(name: sub24
+grid: {dimensions: 4, boundary: periodic}
+field: {precision: float, components: 24, layout: {order: aos, subdomain: [8, 4, 4, 1]}}
+taps:
+  - {offset: [0, 0, 0, 0], coefficient: 8.5}
+  - {offset: [-1, 0, 0, 0], coefficient: -1}
+  - {offset: [1, 0, 0, 0], coefficient: -1}
+  - {offset: [0, -1, 0, 0], coefficient: -1}
+  - {offset: [0, 1, 0, 0], coefficient: -1}
+  - {offset: [0, 0, -1, 0], coefficient: -1}
+  - {offset: [0, 0, 1, 0], coefficient: -1}
+  - {offset: [0, 0, 0, -1], coefficient: -1}
+  - {offset: [0, 0, 0, 1], coefficient: -1}
+kernel: {block: [32, 4, 2, 1]}
+)";
+  std::optional<StencilModel> model = modelFromYaml(yaml);
+  ASSERT_TRUE(model);
+  chooseOpenOptions(*model);
+  EXPECT_TRUE(model->kernel.march);
+  EXPECT_EQ(model->kernel.vectorWidth, 4);
+  EXPECT_EQ(model->componentsPerThread(), 4);
+  EXPECT_EQ(model->kernel.minBlocksPerSm * model->kernel.threadsPerBlock(),
+            1024);
+  const KernelOptionNote *perThread = note(*model, "components_per_thread");
+  ASSERT_NE(perThread, nullptr);
+  EXPECT_EQ(perThread->value, "4");
+  EXPECT_NE(perThread->reason.find("a rule with the march (one vector of a "
+                                   "site a tap); the cost model chose 8"),
+            std::string::npos)
+      << perThread->reason;
+
+  std::string deeper = yaml;
+  deeper.replace(deeper.find("subdomain: [8, 4, 4, 1]"), 23,
+                 "subdomain: [8, 4, 2, 2]");
+  std::string twoVectors = yaml;
+  twoVectors.replace(twoVectors.find("kernel: {block: [32, 4, 2, 1]}"), 30,
+                     "kernel: {block: [32, 4, 2, 1], vector_width: 4, "
+                     "components_per_thread: 8}");
+  for (const std::string &other : {deeper, twoVectors}) {
+    std::optional<StencilModel> m = modelFromYaml(other);
+    ASSERT_TRUE(m) << other;
+    chooseOpenOptions(*m);
+    EXPECT_FALSE(m->kernel.march) << other;
+  }
+}
+
 TEST(ChooseOptions, KeepsEveryOptionTheSpecWrites) {
   std::string yaml = kVectorField;
   yaml += "kernel:\n  block: [16, 4, 2, 2]\n  vector_width: 1\n"
