@@ -51,6 +51,7 @@ laplacian4d_vec24_sub_auto_kernel(
   value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
   // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
   constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
+  const stencil::index_t column = stencil::layout_site(layout, x, y, z, 0, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
   const int x_m1 = stencil::wrap(x - 1, nx);
   const int x_p1 = stencil::wrap(x + 1, nx);
@@ -70,7 +71,7 @@ laplacian4d_vec24_sub_auto_kernel(
   // The chunk's end; acc0 .. acc2 hold outputs t .. t + 2.
   const int t_end = t_first + planes < nt ? t_first + planes : nt;
   for (int t = t_first - 2; t < t_end; ++t) {
-    const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+    const stencil::index_t site = column + t * (static_cast<stencil::index_t>(nx) * ny * nz);
     // The loaded plane's coordinate, wrapped where the lattice wraps around.
     const int t_p1 = stencil::wrap(t + 1, nt);
     const stencil::index_t plane_first = t_p1 * plane_values;
@@ -242,6 +243,7 @@ laplacian4d_vec24_sub_auto_dot_kernel(
     value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
     // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
     constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
+    const stencil::index_t column = stencil::layout_site(layout, x, y, z, 0, nx, ny, nz, nt);
     // Neighbours' coordinates, wrapped where the lattice wraps around.
     const int x_m1 = stencil::wrap(x - 1, nx);
     const int x_p1 = stencil::wrap(x + 1, nx);
@@ -261,7 +263,7 @@ laplacian4d_vec24_sub_auto_dot_kernel(
     // The chunk's end; acc0 .. acc2 hold outputs t .. t + 2.
     const int t_end = t_first + planes < nt ? t_first + planes : nt;
     for (int t = t_first - 2; t < t_end; ++t) {
-      const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+      const stencil::index_t site = column + t * (static_cast<stencil::index_t>(nx) * ny * nz);
       // The loaded plane's coordinate, wrapped where the lattice wraps around.
       const int t_p1 = stencil::wrap(t + 1, nt);
       const stencil::index_t plane_first = t_p1 * plane_values;
@@ -452,6 +454,7 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     value_type acc0[4] = {}, acc1[4] = {}, acc2[4] = {};
     // Storage: aos, subdomains of 8x4x4x1 sites (stencil/layout.hpp).
     constexpr stencil::Layout layout = {0, 1, {8, 4, 4, 1}};
+    const stencil::index_t column = stencil::layout_site(layout, x, y, z, 0, nx, ny, nz, nt);
     // Neighbours' coordinates, wrapped where the lattice wraps around.
     const int x_m1 = stencil::wrap(x - 1, nx);
     const int x_p1 = stencil::wrap(x + 1, nx);
@@ -471,7 +474,7 @@ laplacian4d_vec24_sub_auto_fold_dot_kernel(
     // The chunk's end; acc0 .. acc2 hold outputs t .. t + 2.
     const int t_end = t_first + planes < nt ? t_first + planes : nt;
     for (int t = t_first - 2; t < t_end; ++t) {
-      const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+      const stencil::index_t site = column + t * (static_cast<stencil::index_t>(nx) * ny * nz);
       // The loaded plane's coordinate, wrapped where the lattice wraps around.
       const int t_p1 = stencil::wrap(t + 1, nt);
       const stencil::index_t plane_first = t_p1 * plane_values;

@@ -332,12 +332,18 @@ public:
   // plane k's sites are stored from k x the plane's sites on, in the same
   // order in every plane, so a load's offset within its plane is its
   // layout_site() with the march coordinate 0.
+  // This thread's own site likewise: `column` in plane 0, plus the
+  // march coordinate's planes each plane (not layout_site() again, whose
+  // terms would stay live through the walk).
   void columnDeclarations(CodePrinter &p) const override {
     layoutDeclarations(p);
+    p.line("const stencil::index_t column = " +
+           layoutSite(Offset{}, plan.tileAxis) + ";");
     coordinateDeclarations(p, Coordinates::InPlane);
   }
   void planeDeclarations(CodePrinter &p) const override {
-    p.line("const stencil::index_t site = " + layoutSite(Offset{}) + ";");
+    p.line("const stencil::index_t site = column + " +
+           std::string(axisName(plan.tileAxis)) + " * (" + planeSites() + ");");
     coordinateDeclarations(p, Coordinates::MarchAxis);
   }
   std::string inPlaneIndex(const PlannedLoad &load) const override {
