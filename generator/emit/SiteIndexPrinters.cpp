@@ -331,10 +331,10 @@ public:
   // A march over subdomains one site deep along its axis (the slowest):
   // plane k's sites are stored from k x the plane's sites on, in the same
   // order in every plane, so a load's offset within its plane is its
-  // layout_site() with the march coordinate 0.
-  // This thread's own site likewise: `column` in plane 0, plus the
-  // march coordinate's planes each plane (not layout_site() again, whose
-  // terms would stay live through the walk).
+  // layout_site() with the march coordinate 0, and the thread's own site
+  // is `column` (its site in plane 0) plus k planes. (Its layout_site()
+  // recomputed each plane kept that call's terms live through the walk:
+  // laplacian4d_vec24_sub's kernels spilled on sm_90.)
   void columnDeclarations(CodePrinter &p) const override {
     layoutDeclarations(p);
     p.line("const stencil::index_t column = " +
