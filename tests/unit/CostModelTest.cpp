@@ -614,21 +614,12 @@ TEST(ChooseOptions, MarchesSiteMajorToriThatMoveOneVectorATap) {
 // so; subdomains two deep along t, or components per thread the spec
 // writes as two vectors, keep the cost model's choice.
 TEST(ChooseOptions, MarchesSubdomainsOneSiteDeepAlongT) {
-  std::string yaml = R"(name: sub24
-grid: {dimensions: 4, boundary: periodic}
-field: {precision: float, components: 24, layout: {order: aos, subdomain: [8, 4, 4, 1]}}
-taps:
-  - {offset: [0, 0, 0, 0], coefficient: 8.5}
-  - {offset: [-1, 0, 0, 0], coefficient: -1}
-  - {offset: [1, 0, 0, 0], coefficient: -1}
-  - {offset: [0, -1, 0, 0], coefficient: -1}
-  - {offset: [0, 1, 0, 0], coefficient: -1}
-  - {offset: [0, 0, -1, 0], coefficient: -1}
-  - {offset: [0, 0, 1, 0], coefficient: -1}
-  - {offset: [0, 0, 0, -1], coefficient: -1}
-  - {offset: [0, 0, 0, 1], coefficient: -1}
-kernel: {block: [32, 4, 2, 1]}
-)";
+  std::string yaml = kVectorField;
+  const std::string field = "precision: double, components: 12, layout: aos";
+  yaml.replace(yaml.find(field), field.size(),
+               "precision: float, components: 24, layout: {order: aos, "
+               "subdomain: [8, 4, 4, 1]}");
+  yaml += "kernel: {block: [32, 4, 2, 1]}\n";
   std::optional<StencilModel> model = modelFromYaml(yaml);
   ASSERT_TRUE(model);
   chooseOpenOptions(*model);
