@@ -129,13 +129,21 @@ std::string scaledStride(int k, const std::string &stride) {
   return std::to_string(k) + " * " + stride;
 }
 
-/// `sites`, for per-site arrays placed by a layout (links).
-void siteCountDeclaration(CodePrinter &p, int dims) {
+/// The product of the extents of `dims` axes but `skipAxis`, in 64 bits:
+/// `static_cast<stencil::index_t>(nx) * ny * ...`.
+std::string extentProduct(int dims, int skipAxis = -1) {
   std::vector<std::string> factors;
   for (int axis = 0; axis < dims; ++axis)
-    factors.push_back(axis == 0 ? "static_cast<stencil::index_t>(nx)"
-                                : extentName(axis));
-  p.line("const stencil::index_t sites = " + join(factors, " * ") + ";");
+    if (axis != skipAxis)
+      factors.push_back(factors.empty() ? "static_cast<stencil::index_t>(" +
+                                              extentName(axis) + ")"
+                                        : extentName(axis));
+  return join(factors, " * ");
+}
+
+/// `sites`, for per-site arrays placed by a layout (links).
+void siteCountDeclaration(CodePrinter &p, int dims) {
+  p.line("const stencil::index_t sites = " + extentProduct(dims) + ";");
 }
 
 /// Plain site-major storage: strides sy, sz, st.
@@ -353,14 +361,7 @@ public:
     return wrappedName(plan.tileAxis, plan.marchReach);
   }
   std::string planeSites() const override {
-    std::vector<std::string> factors;
-    for (int axis = 0; axis < plan.indexing.dims; ++axis)
-      if (axis != plan.tileAxis)
-        factors.push_back(factors.empty()
-                              ? "static_cast<stencil::index_t>(" +
-                                    std::string(extentName(axis)) + ")"
-                              : std::string(extentName(axis)));
-    return join(factors, " * ");
+    return extentProduct(plan.indexing.dims, plan.tileAxis);
   }
 
   std::string loadIndex(const PlannedLoad &load) const override {

@@ -529,7 +529,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   if (sitesMarch) {
     StencilModel marched = best->model;
     marched.kernel = sitesMarch->options;
-    KernelOptionNote &block = notes[0], &tile = notes[1];
+    KernelOptionNote &block = notes[0], &tile = notes[1], &perThread = notes[3];
     if (!block.written && block.value != blockShapeText(marched)) {
       block.reason = "a rule with the march (its threads along t move to "
                      "z); the cost model chose " +
@@ -540,16 +540,13 @@ OptionSearch chooseOpenOptions(StencilModel &model,
                   " (the cost model chose tile " + tile.value + ": " +
                   tile.reason + ")";
     tile.value = tileText(sitesMarch->options);
-    const std::string perThread =
-        std::to_string(sitesMarch->options.componentsPerThread);
-    for (KernelOptionNote &n : notes)
-      if (n.option == "components_per_thread" && !n.written &&
-          n.value != perThread) {
-        n.reason = "a rule with the march (one vector of a site a tap); the "
-                   "cost model chose " +
-                   n.value + ": " + n.reason;
-        n.value = perThread;
-      }
+    const std::string marchedPerThread = views[3].value(marched);
+    if (!perThread.written && perThread.value != marchedPerThread) {
+      perThread.reason = "a rule with the march (one vector of a site a "
+                         "tap); the cost model chose " +
+                         perThread.value + ": " + perThread.reason;
+      perThread.value = marchedPerThread;
+    }
   }
   const KernelOptions &runs =
       sitesMarch ? sitesMarch->options : best->model.kernel;
