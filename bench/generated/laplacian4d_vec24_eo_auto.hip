@@ -2,7 +2,7 @@
 // Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_eo. 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 128x1x1x1, launch bounds 128, no tile, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128, no tile, load order ascending, regular stores, 12 of 24 components per thread, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -34,7 +34,10 @@ laplacian4d_vec24_eo_auto_kernel(
   // beside them, which read the same neighbours. The launcher checks that a
   // parity has fewer than 2^31 sites; threads past a half's end get t >= nt,
   // which the guard stops.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const unsigned site32 = (blockIdx.x / 2u) * 128u + threadIdx.x;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
   const int parity = static_cast<int>((site32 / 32u) & 1u);
   unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
   const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
@@ -63,66 +66,66 @@ laplacian4d_vec24_eo_auto_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
-  value_type acc0[24];
+  value_type acc0[12];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)];
+  for (int c = 0; c < 12; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u0, c0 + c, 24, sites)];
     acc0[c] = w1 * v;
   }
   const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u1, c, 24, sites)];
+  for (int c = 0; c < 12; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u1, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u2 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u2, c, 24, sites)];
+  for (int c = 0; c < 12; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u2, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u3 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u3, c, 24, sites)];
+  for (int c = 0; c < 12; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u3, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)];
+  for (int c = 0; c < 12; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u4, c0 + c, 24, sites)];
     acc0[c] += w0 * v;
   }
   const stencil::index_t u5 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u5, c, 24, sites)];
+  for (int c = 0; c < 12; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u5, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u6 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u6, c, 24, sites)];
+  for (int c = 0; c < 12; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u7 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u7, c, 24, sites)];
+  for (int c = 0; c < 12; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u7, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u8, c, 24, sites)];
+  for (int c = 0; c < 12; ++c) {
+    const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
     acc0[c] += w1 * v;
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
+  for (int c = 0; c < 12; ++c)
+    STENCIL_STORE(&out[stencil::layout_element(layout, site, c0 + c, 24, sites)], acc0[c]);
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
@@ -144,7 +147,10 @@ laplacian4d_vec24_eo_auto_even_to_odd_kernel(
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
   // the slab (the last one may be thinner); the launcher checks that a parity
   // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const unsigned site32 = (blockIdx.x / 2u) * 128u + threadIdx.x;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -181,57 +187,58 @@ laplacian4d_vec24_eo_auto_even_to_odd_kernel(
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(8) + params.mass;
-  value_type acc0[24];
+  value_type acc0[12];
   // The neighbours, all of the other parity.
   const stencil::index_t u0 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u1 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u2 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u3 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u4 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u5 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u6 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u7 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c0 + c, 24, half_sites)];
   }
   // `same`: a half field in aosoa in blocks of 32 sites.
   constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-  // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
-      hop_beta, diag, same, field_half_layout, site, half_sites);
+  // alpha D same + beta H in (kDiagonalPlusHop), on this thread's
+  // 12 components from c0.
+  stencil::diagonal_hop_mode<24, 1, 12>(acc0, hop_mode, hop_alpha,
+      hop_beta, diag, same, field_half_layout, site, half_sites, c0);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
+  for (int c = 0; c < 12; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c0 + c, 24, half_sites)], acc0[c]);
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
@@ -253,7 +260,10 @@ laplacian4d_vec24_eo_auto_odd_to_even_kernel(
   // (halved) and y as stored, then t within its slab of `slab` slices, z, and
   // the slab (the last one may be thinner); the launcher checks that a parity
   // has fewer than 2^31 sites.
-  const unsigned site32 = blockIdx.x * 128u + threadIdx.x;
+  const unsigned site32 = (blockIdx.x / 2u) * 128u + threadIdx.x;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
   if (site32 >= static_cast<unsigned>(nx / 2) *
                  static_cast<unsigned>(ny) *
                  static_cast<unsigned>(nz) *
@@ -290,57 +300,58 @@ laplacian4d_vec24_eo_auto_odd_to_even_kernel(
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(8) + params.mass;
-  value_type acc0[24];
+  value_type acc0[12];
   // The neighbours, all of the other parity.
   const stencil::index_t u0 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u1 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u2 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u3 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u4 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u5 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u6 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c0 + c, 24, half_sites)];
   }
   const stencil::index_t u7 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
+  for (int c = 0; c < 12; ++c) {
+    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c0 + c, 24, half_sites)];
   }
   // `same`: a half field in aosoa in blocks of 32 sites.
   constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-  // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
-      hop_beta, diag, same, field_half_layout, site, half_sites);
+  // alpha D same + beta H in (kDiagonalPlusHop), on this thread's
+  // 12 components from c0.
+  stencil::diagonal_hop_mode<24, 1, 12>(acc0, hop_mode, hop_alpha,
+      hop_beta, diag, same, field_half_layout, site, half_sites, c0);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
+  for (int c = 0; c < 12; ++c)
+    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c0 + c, 24, half_sites)], acc0[c]);
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -488,7 +499,13 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return status;
   stencil::LaunchConfig config;
   config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_auto: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 192,
       stencil::device_l2_bytes());
@@ -574,7 +591,13 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return status;
   stencil::LaunchConfig config;
   config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_auto: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 192,
       stencil::device_l2_bytes());
@@ -661,7 +684,13 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return status;
   stencil::LaunchConfig config;
   config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_auto: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 192,
       stencil::device_l2_bytes());
@@ -748,7 +777,13 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return status;
   stencil::LaunchConfig config;
   config.block.x = 128u;
-  config.grid.x = static_cast<unsigned>((half_sites + 128 - 1) / 128);
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_auto: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
   // The walk: slices of t per slab (kernel.slab auto).
   const int slab = stencil::hop_slab(0, dims, n, 192,
       stencil::device_l2_bytes());

@@ -2,7 +2,7 @@
 // 0.1.0 from laplacian4d_vec24_eo.yaml. Do not edit: change the spec and regenerate.
 //
 // The cost model's choice of every kernel option for laplacian4d_vec24_eo. 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 128x1x1x1, launch bounds 128, no tile, load order ascending, regular stores, slab auto
+// Options: block 128x1x1x1, launch bounds 128, no tile, load order ascending, regular stores, 12 of 24 components per thread, slab auto
 //
 // Plain C++: include it from any translation unit, whatever backend
 // compiled laplacian4d_vec24_eo_auto.hip.
@@ -39,7 +39,7 @@ struct Params {
 
 /// The launch geometry fixed by the spec.
 inline const stencil::StencilShape &shape() {
-  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 1, 1};
+  static constexpr stencil::StencilShape value = {4, {1, 1, 1, 1}, {1, 1, 1, 1}, {128, 1, 1, 1}, 0, 1, 1, 2, 1};
   return value;
 }
 
@@ -155,7 +155,7 @@ inline const stencil::KernelInfo &info() {
       408, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "826e51018180f32c",
-      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      "block=128x1x1x1; tile=x1; order=ascending; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1; components_per_thread=12", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr, nullptr};
   return value;

@@ -133,6 +133,48 @@ std::vector<std::array<int, kMaxDims>> vectorGroupBlocks(int dims, int width) {
   return blocks;
 }
 
+/// Even/odd kernels of a site of at least this many bytes give each thread
+/// half of it. 24 floats (96 bytes): half a site a thread ran the Schur
+/// complement's hops 1.08x (32^3 x 64) and 1.19x (16^3 x 32) faster than
+/// whole sites on the H100, and 1.01-1.08x on the H200 over four storages
+/// at both sizes, each share with its best block; 8, 6 and 4 components a
+/// thread ran slower than halves in every one of those searches
+/// (docs/performance.md, "Half a site a thread for even/odd vector
+/// fields"). The cost model ties halves and whole sites (67% against 68%
+/// on the H100): it knows no lattice size, and a parity of a small lattice
+/// gives a whole site's hop too few threads to hide its latency.
+constexpr int kEvenOddHalfSiteBytes = 96;
+
+/// The components a thread of an even/odd field's kernels updates where
+/// the spec leaves it open: half a site (kEvenOddHalfSiteBytes), else all.
+int evenOddShare(const StencilModel &m) {
+  const int half = m.components / 2;
+  if (m.components * m.elementBytes() >= kEvenOddHalfSiteBytes &&
+      m.components % 2 == 0 && componentSplitProblem(m, half).empty())
+    return half;
+  return m.components;
+}
+
+std::string evenOddShareReason(const StencilModel &m) {
+  const std::string bytes = std::to_string(m.components * m.elementBytes());
+  if (evenOddShare(m) != m.components)
+    return "half a site a thread, a rule for even/odd kernels of sites of "
+           "at least " +
+           std::to_string(kEvenOddHalfSiteBytes) +
+           " bytes (this one: " + bytes +
+           "): halves ran the hops up to 1.19x faster than whole sites, "
+           "which the cost model ties with them";
+  const std::string half = std::to_string(m.components / 2);
+  if (m.components * m.elementBytes() < kEvenOddHalfSiteBytes)
+    return "even/odd kernels keep a site of " + bytes + " bytes (under " +
+           std::to_string(kEvenOddHalfSiteBytes) + ") in one thread";
+  if (m.components % 2 != 0)
+    return "even/odd kernels keep a site of an odd number of components in "
+           "one thread";
+  return "even/odd kernels keep the site in one thread: half of it (" + half +
+         ") " + componentSplitProblem(m, m.components / 2);
+}
+
 /// Why `m` cannot take groups of `width` sites along x; empty if it can.
 std::string groupsProblem(const StencilModel &m, int width) {
   StencilModel w = m;
@@ -398,7 +440,9 @@ OptionSearch chooseOpenOptions(StencilModel &model,
       if (componentVectorProblem(model, width).empty())
         widths.push_back(width);
   std::vector<int> shares = {model.componentsPerThread()};
-  if (!written.componentsPerThread && model.components > 1 && !evenOdd)
+  if (!written.componentsPerThread && evenOdd)
+    shares = {evenOddShare(model)};
+  else if (!written.componentsPerThread && model.components > 1)
     for (int groups : {2, 3, 4, 6})
       if (model.components % groups == 0)
         shares.push_back(model.components / groups);
@@ -467,17 +511,20 @@ OptionSearch chooseOpenOptions(StencilModel &model,
       {"block", written.block, blockShapeText, ""},
       {"tile", written.tile,
        [](const StencilModel &m) { return tileText(m.kernel); },
-       evenOdd ? "even/odd hopping kernels update one site per thread" : ""},
+       evenOdd ? "even/odd kernels take no tile (a thread updates one site or "
+                 "its share of one)"
+               : ""},
       {"vector_width", written.vectorWidth,
-       [](const StencilModel &m) { return std::to_string(m.kernel.vectorWidth); },
+       [](const StencilModel &m) {
+         return std::to_string(m.kernel.vectorWidth);
+       },
        ""},
       {"components_per_thread", written.componentsPerThread,
        [](const StencilModel &m) {
          return std::to_string(m.componentsPerThread());
        },
        single ? "one component per site"
-              : (evenOdd ? "even/odd hopping kernels keep a site in one thread"
-                         : "")},
+              : (evenOdd ? evenOddShareReason(model) : "")},
   };
   const std::string predicted = percentText(best->cost.predictedFraction()) +
                                 " of the copy bandwidth on " + device.name +

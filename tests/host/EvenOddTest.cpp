@@ -109,6 +109,22 @@ TEST(EvenOdd, AnOpenStorageIsThePlannersChoice) {
   EXPECT_EQ(layout.even_odd, 1);
 }
 
+TEST(EvenOdd, AnOpenShareIsHalfASiteOfAtLeast96Bytes) {
+  // Neither spec writes components_per_thread: the planner's rule gives a
+  // thread half of a 96-byte site (24 floats, 12 doubles), which the tests
+  // below run; a spinor (a spin projector mixes it whole) keeps its site.
+  for (const char *name : {"laplacian4d_vec24_eo", "t_eo_half_site_f64_c12"})
+    EXPECT_NE(std::string(kernel(name).tuning_options)
+                  .find("components_per_thread=" +
+                        std::to_string(kernel(name).components / 2)),
+              std::string::npos)
+        << name << ": " << kernel(name).tuning_options;
+  EXPECT_EQ(std::string(kernel("wilson4d_eo_f32").tuning_options)
+                .find("components_per_thread="),
+            std::string::npos)
+      << kernel("wilson4d_eo_f32").tuning_options;
+}
+
 TEST(EvenOdd, HoppingKernelsComposeTheWholeOperator) {
   // (A x)_e = D_e x_e + A_eo x_o and (A x)_o = D_o x_o + A_oe x_e, for A
   // and for A^T through the adjoint hopping kernels.
@@ -414,6 +430,8 @@ TEST(EvenOdd, SchurCgMatchesWholeCg) {
       // The storage the planner chose where the spec leaves it open:
       // component-major halves, 4 values a load.
       {"t_eo_open_layout_c12", {6, 4, 6, 8}, 1e-6, 1e-4},
+      // Half a site a thread, the planner's choice (below).
+      {"t_eo_half_site_f64_c12", {10, 6, 8}, 1e-11, 1e-9},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.name);

@@ -686,6 +686,51 @@ std::string evenOddField(const std::string &field, const std::string &layout,
   return yaml + kernel;
 }
 
+TEST(ChooseOptions, GivesEvenOddThreadsHalfASiteOfAtLeast96Bytes) {
+  struct Case {
+    std::string field, layout, kernel;
+    int perThread;
+    std::string reason;
+  };
+  const Case cases[] = {
+      // 96 bytes: halves, in every storage that takes them.
+      {"precision: float, components: 24", "{order: aosoa, block: 32}", "", 12,
+       "half a site a thread"},
+      {"precision: double, components: 12", "aos", "", 6,
+       "half a site a thread"},
+      {"precision: float, components: 24", "{order: soa, vector: 4}", "", 12,
+       "half a site a thread"},
+      // 48 bytes: a whole site; a written share stands.
+      {"precision: float, components: 12", "aos", "", 12, "under 96"},
+      {"precision: float, components: 24", "aos",
+       "kernel: {components_per_thread: 8}\n", 8, ""},
+      // Halves that the storage's groups of 4 values do not divide, and an
+      // odd number of components: whole sites, and the note says why.
+      {"precision: float, components: 28", "{order: soa, vector: 4}", "", 28,
+       "half of it (14) is not a multiple of 'field.layout.vector' 4"},
+      {"precision: float, components: 25", "aos", "", 25,
+       "an odd number of components"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.field + " " + c.layout + " " + c.kernel);
+    for (const DeviceModel *device : knownDevices()) {
+      std::optional<StencilModel> model =
+          modelFromYaml(evenOddField(c.field, c.layout, c.kernel));
+      ASSERT_TRUE(model);
+      chooseOpenOptions(*model, *device);
+      EXPECT_EQ(model->componentsPerThread(), c.perThread) << device->name;
+      const KernelOptionNote *share = note(*model, "components_per_thread");
+      ASSERT_TRUE(share);
+      EXPECT_EQ(share->value, std::to_string(c.perThread));
+      EXPECT_NE(share->reason.find(c.reason), std::string::npos)
+          << share->reason;
+      // Choosing again from the chosen model gives the same share.
+      chooseOpenOptions(*model, *device);
+      EXPECT_EQ(model->componentsPerThread(), c.perThread);
+    }
+  }
+}
+
 TEST(ChooseOptions, ChoosesTheStorageOfEvenOddFieldsLeftOpen) {
   struct Case {
     std::string field;
