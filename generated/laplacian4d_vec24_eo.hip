@@ -50,8 +50,8 @@ laplacian4d_vec24_eo_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 4 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 4};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -66,66 +66,100 @@ laplacian4d_vec24_eo_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[12];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u0, c0 + c, 24, sites)];
-    acc0[c] = w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w1 * v.v[l];
+    }
   }
   const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u1, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u2 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u2, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u3, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u4 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u4, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u5 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u5, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u6 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u6, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u7 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u7, c0 + c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u8, c0 + c, 24, sites)];
-    acc0[c] += w0 * v;
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c0 + c, 24, sites)], acc0[c]);
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, c0 + j * 4, 24, sites)), r);
+  }
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
@@ -170,7 +204,7 @@ laplacian4d_vec24_eo_even_to_odd_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 4 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -187,58 +221,97 @@ laplacian4d_vec24_eo_even_to_odd_kernel(
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(8) + params.mass;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[12];
   // The neighbours, all of the other parity.
   const stencil::index_t u0 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u0, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w0 * v.v[l];
+    }
   }
   const stencil::index_t u1 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u1, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u2 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u2, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u3 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u3, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u4 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u4, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u5 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u5, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u6 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u6, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u7 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u7, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 4};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop), on this thread's
   // 12 components from c0.
-  stencil::diagonal_hop_mode<24, 1, 12>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 4, 12>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites, c0);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c0 + c, 24, half_sites)], acc0[c]);
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 4, site, c0 + j * 4, 24, half_sites)), r);
+  }
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
@@ -283,7 +356,7 @@ laplacian4d_vec24_eo_odd_to_even_kernel(
   const int z = static_cast<int>(in_slab / slab_slices);
   const int t = t_first + static_cast<int>(in_slab % slab_slices);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 4 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   // The slab walk numbers threads in another order than storage.
   const stencil::index_t site = stencil::even_odd_site(x, y, z, t, nx, ny, nz);
@@ -300,58 +373,97 @@ laplacian4d_vec24_eo_odd_to_even_kernel(
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(8) + params.mass;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[12];
   // The neighbours, all of the other parity.
   const stencil::index_t u0 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u0, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w0 * v.v[l];
+    }
   }
   const stencil::index_t u1 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u1, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u2 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u2, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u3 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u3, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u4 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u4, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u5 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u5, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u6 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u6, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u7 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c0 + c, 24, half_sites)];
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u7, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 4};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop), on this thread's
   // 12 components from c0.
-  stencil::diagonal_hop_mode<24, 1, 12>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 4, 12>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites, c0);
   STENCIL_UNROLL
-  for (int c = 0; c < 12; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c0 + c, 24, half_sites)], acc0[c]);
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 4, site, c0 + j * 4, 24, half_sites)), r);
+  }
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -390,6 +502,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_eo: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_eo: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_kernel, config.grid, config.block, stream,
@@ -441,6 +555,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_eo: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_eo: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_kernel, config.grid, config.block, stream,
@@ -527,6 +643,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -619,6 +738,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -712,6 +834,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -805,6 +930,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -2468,7 +2596,7 @@ stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
 // Do not edit: change the spec and regenerate.
 //
 // 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 256x1x1x1, launch bounds 256 (at least 2 per SM), no tile, load order explicit "-YZT+YZT-X+X C", regular stores, slab 1
+// Options: block 32x4x1x1, launch bounds none, no tile, load order ascending, regular stores, 12 of 24 components per thread, slab auto
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -2483,785 +2611,7 @@ namespace laplacian4d_vec24_eo_tuned2 {
 namespace {
 
 /// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 2)
-laplacian4d_vec24_eo_tuned2_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` in runs of 32 that alternate between
-  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
-  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
-  // consecutive sites, as the hopping kernels do, and the next run the sites
-  // beside them, which read the same neighbours. The launcher checks that a
-  // parity has fewer than 2^31 sites; threads past a half's end get t >= nt,
-  // which the guard stops.
-  const unsigned site32 = blockIdx.x * 256u + threadIdx.x;
-  const int parity = static_cast<int>((site32 / 32u) & 1u);
-  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + parity) & 1);
-  if (t >= nt)
-    return;
-  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
-  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
-  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(8) + params.mass;
-  const value_type w1 = static_cast<value_type>(-1);
-  value_type acc0[24];
-  // Each value is loaded once and feeds every site of the tile that needs it.
-  const stencil::index_t u0 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)];
-    acc0[c] = w1 * v;
-  }
-  const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u1, c, 24, sites)];
-    acc0[c] += w1 * v;
-  }
-  const stencil::index_t u2 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u2, c, 24, sites)];
-    acc0[c] += w1 * v;
-  }
-  const stencil::index_t u3 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u3, c, 24, sites)];
-    acc0[c] += w1 * v;
-  }
-  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)];
-    acc0[c] += w1 * v;
-  }
-  const stencil::index_t u5 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u5, c, 24, sites)];
-    acc0[c] += w1 * v;
-  }
-  const stencil::index_t u6 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u6, c, 24, sites)];
-    acc0[c] += w1 * v;
-  }
-  const stencil::index_t u7 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u7, c, 24, sites)];
-    acc0[c] += w1 * v;
-  }
-  const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u8, c, 24, sites)];
-    acc0[c] += w0 * v;
-  }
-  // Store the tile's sites that lie inside the update region.
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
-}
-
-/// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 2)
-laplacian4d_vec24_eo_tuned2_even_to_odd_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` of parity 1 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 256u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-1);
-  // The diagonal D: the centre tap's coefficient at this site.
-  const value_type diag = static_cast<value_type>(8) + params.mass;
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  const stencil::index_t u0 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
-  }
-  const stencil::index_t u1 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
-  }
-  const stencil::index_t u2 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
-  }
-  const stencil::index_t u3 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
-  }
-  const stencil::index_t u4 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
-  }
-  const stencil::index_t u5 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
-  }
-  const stencil::index_t u6 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
-  }
-  const stencil::index_t u7 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
-  }
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-  // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
-      hop_beta, diag, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
-}
-
-/// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 2)
-laplacian4d_vec24_eo_tuned2_odd_to_even_kernel(
-    value_type *STENCIL_RESTRICT out,
-    const value_type *STENCIL_RESTRICT in,
-    const value_type *STENCIL_RESTRICT same,
-    const int hop_mode,
-    const value_type hop_alpha,
-    const value_type hop_beta,
-    const int nx,
-    const int ny,
-    const int nz,
-    const int nt,
-    const Params params) {
-  // This thread's site: number `site32` of parity 0 in storage order (x
-  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
-  // sites.
-  const unsigned site32 = blockIdx.x * 256u + threadIdx.x;
-  if (site32 >= static_cast<unsigned>(nx / 2) *
-                 static_cast<unsigned>(ny) *
-                 static_cast<unsigned>(nz) *
-                 static_cast<unsigned>(nt))
-    return;
-  unsigned rest = site32;
-  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
-  rest /= static_cast<unsigned>(nx / 2);
-  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
-  rest /= static_cast<unsigned>(ny);
-  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
-  rest /= static_cast<unsigned>(nz);
-  const int t = static_cast<int>(rest);
-  const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
-  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
-  const stencil::index_t site = site32;
-  // Neighbours' coordinates, wrapped where the lattice wraps around.
-  const int x_m1 = stencil::wrap(x - 1, nx);
-  const int x_p1 = stencil::wrap(x + 1, nx);
-  const int y_m1 = stencil::wrap(y - 1, ny);
-  const int y_p1 = stencil::wrap(y + 1, ny);
-  const int z_m1 = stencil::wrap(z - 1, nz);
-  const int z_p1 = stencil::wrap(z + 1, nz);
-  const int t_m1 = stencil::wrap(t - 1, nt);
-  const int t_p1 = stencil::wrap(t + 1, nt);
-  // Tap weights.
-  const value_type w0 = static_cast<value_type>(-1);
-  // The diagonal D: the centre tap's coefficient at this site.
-  const value_type diag = static_cast<value_type>(8) + params.mass;
-  value_type acc0[24];
-  // The neighbours, all of the other parity.
-  const stencil::index_t u0 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
-  }
-  const stencil::index_t u1 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
-  }
-  const stencil::index_t u2 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
-  }
-  const stencil::index_t u3 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
-  }
-  const stencil::index_t u4 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
-  }
-  const stencil::index_t u5 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
-  }
-  const stencil::index_t u6 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
-  }
-  const stencil::index_t u7 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
-  }
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
-  // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
-  // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
-      hop_beta, diag, same, field_half_layout, site, half_sites);
-  STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
-}
-
-/// True when [a, a + na) and [b, b + nb) share an element.
-bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
-  const auto first = reinterpret_cast<std::uintptr_t>(a);
-  const auto second = reinterpret_cast<std::uintptr_t>(b);
-  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
-         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
-}
-
-/// True when [a, a + n) and [b, b + n) share an element.
-bool overlaps(const void *a, const void *b, std::int64_t n) {
-  return overlaps(a, n, b, n);
-}
-
-} // namespace
-
-/// out = A in.
-stencil::Status apply(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24;
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_kernel");
-}
-
-stencil::Status apply_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  return apply(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// out = A^T in: A is symmetric, so this is apply().
-stencil::Status apply_adjoint(value_type *out, const value_type *in,
-    const Extents &extents, const Params &params, stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::LaunchConfig config;
-  stencil::Status status = stencil::make_launch_config(shape(), n, config);
-  if (status.ok())
-    status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24;
-  if (overlaps(out, in, values))
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: 'out' and 'in' overlap; the kernel cannot run in place");
-  if (config.empty)
-    return status;
-  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_kernel");
-}
-
-stencil::Status apply_adjoint_generic(void *out, const void *in,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  return apply_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in), typed_extents, typed_params,
-      stream);
-}
-
-/// Odd sites from even ones: the block A_oe.
-stencil::Status even_to_odd(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "laplacian4d_vec24_eo_tuned2: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 256u;
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_even_to_odd_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_even_to_odd_kernel");
-}
-
-stencil::Status even_to_odd_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  return even_to_odd(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Even sites from odd ones: the block A_eo.
-stencil::Status odd_to_even(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "laplacian4d_vec24_eo_tuned2: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 256u;
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_odd_to_even_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_odd_to_even_kernel");
-}
-
-stencil::Status odd_to_even_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  return odd_to_even(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Odd sites from even ones: the transposed stencil's block (A_eo)^T, equal
-/// to A_oe (A is symmetric).
-stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "laplacian4d_vec24_eo_tuned2: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 256u;
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_even_to_odd_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_even_to_odd_kernel");
-}
-
-stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  return even_to_odd_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-/// Even sites from odd ones: the transposed stencil's block (A_oe)^T, equal
-/// to A_eo (A is symmetric).
-stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
-    const value_type *same, stencil::HopMode mode, double alpha,
-    double beta, const Extents &extents, const Params &params,
-    stencil::Stream stream) {
-  (void)params; // unused when the spec declares no parameters
-  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
-  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
-  if (!status.ok())
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
-  // One thread per site of one parity, in storage order.
-  std::int64_t half_sites = 1;
-  for (int axis = 0; axis < dims; ++axis) {
-    if (n[axis] < 1)
-      return stencil::Status::failure(
-          "laplacian4d_vec24_eo_tuned2: extent n" + std::string(stencil::axis_name(axis)) +
-          " = " + std::to_string(n[axis]) + " is not positive");
-    half_sites *= n[axis];
-  }
-  half_sites /= 2;
-  if (half_sites >= (std::int64_t{1} << 31))
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: " + std::to_string(half_sites) +
-        " sites per parity exceed the hopping kernels' 2^31 - 1");
-  if (half_sites == 0)
-    return status;
-  stencil::LaunchConfig config;
-  config.block.x = 256u;
-  config.grid.x = static_cast<unsigned>((half_sites + 256 - 1) / 256);
-  if (out == nullptr || in == nullptr)
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
-  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
-      mode != stencil::kDiagonalPlusHop)
-    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: unknown hop mode " +
-                                    std::to_string(static_cast<int>(mode)));
-  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: kDiagonalPlusHop needs the 'same' field");
-  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
-      static_cast<std::int64_t>(extents.ny) *
-      static_cast<std::int64_t>(extents.nz) *
-      static_cast<std::int64_t>(extents.nt) *
-      24 / 2;
-  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
-    return stencil::Status::failure(
-        "laplacian4d_vec24_eo_tuned2: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
-        "place");
-  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_odd_to_even_kernel, config.grid, config.block, stream,
-      out,
-      in,
-      same,
-      static_cast<int>(mode),
-      static_cast<value_type>(alpha),
-      static_cast<value_type>(beta),
-      extents.nx,
-      extents.ny,
-      extents.nz,
-      extents.nt,
-      params);
-  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_odd_to_even_kernel");
-}
-
-stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
-    const void *same, int mode, double alpha, double beta,
-    const int *extents, const double *params, const void *const *fields,
-    stencil::Stream stream) {
-  (void)params;
-  (void)fields;
-  Extents typed_extents;
-  typed_extents.nx = extents[0];
-  typed_extents.ny = extents[1];
-  typed_extents.nz = extents[2];
-  typed_extents.nt = extents[3];
-  Params typed_params;
-  typed_params.mass = static_cast<value_type>(params[0]);
-  return odd_to_even_adjoint(static_cast<value_type *>(out),
-      static_cast<const value_type *>(in),
-      static_cast<const value_type *>(same),
-      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
-      typed_params, stream);
-}
-
-} // namespace laplacian4d_vec24_eo_tuned2
-} // namespace stencilc_kernels
-
-// laplacian4d_vec24_eo_tuned3.hip - stencil kernels generated by stencilc 0.1.0 from laplacian4d_vec24_eo.yaml.
-// Do not edit: change the spec and regenerate.
-//
-// 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
-// Options: block 32x4x1x1, launch bounds none, no tile, load order ascending, regular stores, 12 of 24 components per thread, slab auto
-//
-// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
-// for the host backend: stencil/platform.hpp maps the few builtins it uses.
-#include "stencil/platform.hpp"
-#include "stencil/hop_modes.hpp"
-
-
-#include <cstdint>
-
-namespace stencilc_kernels {
-namespace laplacian4d_vec24_eo_tuned3 {
-namespace {
-
-/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
-STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned3_kernel(
+STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned2_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const int nx,
@@ -3405,7 +2755,7 @@ STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned3_kernel(
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned3_even_to_odd_kernel(
+STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned2_even_to_odd_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT same,
@@ -3556,7 +2906,7 @@ STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned3_even_to_odd_kernel(
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
-STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned3_odd_to_even_kernel(
+STENCIL_GLOBAL void laplacian4d_vec24_eo_tuned2_odd_to_even_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
     const value_type *STENCIL_RESTRICT same,
@@ -3731,6 +3081,963 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (status.ok())
     status = stencil::check_layout(layout(), dims, n, boundary);
   if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
+  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_kernel");
+}
+
+stencil::Status apply_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// out = A^T in: A is symmetric, so this is apply().
+stencil::Status apply_adjoint(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24;
+  if (overlaps(out, in, values))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
+  if (config.empty)
+    return status;
+  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      params);
+  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_kernel");
+}
+
+stencil::Status apply_adjoint_generic(void *out, const void *in,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return apply_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in), typed_extents, typed_params,
+      stream);
+}
+
+/// Odd sites from even ones: the block A_oe.
+stencil::Status even_to_odd(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "laplacian4d_vec24_eo_tuned2: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 192,
+      stencil::device_l2_bytes());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
+  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_even_to_odd_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      slab,
+      params);
+  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_even_to_odd_kernel");
+}
+
+stencil::Status even_to_odd_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return even_to_odd(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// Even sites from odd ones: the block A_eo.
+stencil::Status odd_to_even(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "laplacian4d_vec24_eo_tuned2: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 192,
+      stencil::device_l2_bytes());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
+  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_odd_to_even_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      slab,
+      params);
+  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_odd_to_even_kernel");
+}
+
+stencil::Status odd_to_even_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return odd_to_even(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// Odd sites from even ones: the transposed stencil's block (A_eo)^T, equal
+/// to A_oe (A is symmetric).
+stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "laplacian4d_vec24_eo_tuned2: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 192,
+      stencil::device_l2_bytes());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
+  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_even_to_odd_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      slab,
+      params);
+  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_even_to_odd_kernel");
+}
+
+stencil::Status even_to_odd_adjoint_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return even_to_odd_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+/// Even sites from odd ones: the transposed stencil's block (A_oe)^T, equal
+/// to A_eo (A is symmetric).
+stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
+    const value_type *same, stencil::HopMode mode, double alpha,
+    double beta, const Extents &extents, const Params &params,
+    stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::Status status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: " + status.message());
+  // One thread per site of one parity, in storage order.
+  std::int64_t half_sites = 1;
+  for (int axis = 0; axis < dims; ++axis) {
+    if (n[axis] < 1)
+      return stencil::Status::failure(
+          "laplacian4d_vec24_eo_tuned2: extent n" + std::string(stencil::axis_name(axis)) +
+          " = " + std::to_string(n[axis]) + " is not positive");
+    half_sites *= n[axis];
+  }
+  half_sites /= 2;
+  if (half_sites >= (std::int64_t{1} << 31))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: " + std::to_string(half_sites) +
+        " sites per parity exceed the hopping kernels' 2^31 - 1");
+  if (half_sites == 0)
+    return status;
+  stencil::LaunchConfig config;
+  config.block.x = 128u;
+  // A site's components shared by 2 threads: as many blocks per block of sites.
+  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  if (blocks > 2147483647)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: " + std::to_string(blocks) +
+        " blocks exceed the GPU's 2^31 - 1 along x");
+  config.grid.x = static_cast<unsigned>(blocks);
+  // The walk: slices of t per slab (kernel.slab auto).
+  const int slab = stencil::hop_slab(0, dims, n, 192,
+      stencil::device_l2_bytes());
+  if (out == nullptr || in == nullptr)
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: null field pointer");
+  if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
+      mode != stencil::kDiagonalPlusHop)
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: unknown hop mode " +
+                                    std::to_string(static_cast<int>(mode)));
+  if (mode == stencil::kDiagonalPlusHop && same == nullptr)
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: kDiagonalPlusHop needs the 'same' field");
+  const std::int64_t values = static_cast<std::int64_t>(extents.nx) *
+      static_cast<std::int64_t>(extents.ny) *
+      static_cast<std::int64_t>(extents.nz) *
+      static_cast<std::int64_t>(extents.nt) *
+      24 / 2;
+  if (overlaps(out, in, values) || (same && overlaps(out, same, values)))
+    return stencil::Status::failure(
+        "laplacian4d_vec24_eo_tuned2: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
+        "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_tuned2: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
+  STENCIL_LAUNCH(laplacian4d_vec24_eo_tuned2_odd_to_even_kernel, config.grid, config.block, stream,
+      out,
+      in,
+      same,
+      static_cast<int>(mode),
+      static_cast<value_type>(alpha),
+      static_cast<value_type>(beta),
+      extents.nx,
+      extents.ny,
+      extents.nz,
+      extents.nt,
+      slab,
+      params);
+  return stencil::launch_status("laplacian4d_vec24_eo_tuned2_odd_to_even_kernel");
+}
+
+stencil::Status odd_to_even_adjoint_generic(void *out, const void *in,
+    const void *same, int mode, double alpha, double beta,
+    const int *extents, const double *params, const void *const *fields,
+    stencil::Stream stream) {
+  (void)params;
+  (void)fields;
+  Extents typed_extents;
+  typed_extents.nx = extents[0];
+  typed_extents.ny = extents[1];
+  typed_extents.nz = extents[2];
+  typed_extents.nt = extents[3];
+  Params typed_params;
+  typed_params.mass = static_cast<value_type>(params[0]);
+  return odd_to_even_adjoint(static_cast<value_type *>(out),
+      static_cast<const value_type *>(in),
+      static_cast<const value_type *>(same),
+      static_cast<stencil::HopMode>(mode), alpha, beta, typed_extents,
+      typed_params, stream);
+}
+
+} // namespace laplacian4d_vec24_eo_tuned2
+} // namespace stencilc_kernels
+
+// laplacian4d_vec24_eo_tuned3.hip - stencil kernels generated by stencilc 0.1.0 from laplacian4d_vec24_eo.yaml.
+// Do not edit: change the spec and regenerate.
+//
+// 4-D periodic vector Laplacian, 24 floats per site, even/odd storage, AoSoA(32) halves
+// Options: block 256x1x1x1, launch bounds 256 (at least 4 per SM), no tile, load order ascending, regular stores, 12 of 24 components per thread, slab 1
+//
+// This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
+// for the host backend: stencil/platform.hpp maps the few builtins it uses.
+#include "stencil/platform.hpp"
+#include "stencil/hop_modes.hpp"
+
+
+#include <cstdint>
+
+namespace stencilc_kernels {
+namespace laplacian4d_vec24_eo_tuned3 {
+namespace {
+
+/// 4-D periodic 9-point stencil; 9 loads and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 4)
+laplacian4d_vec24_eo_tuned3_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` in runs of 32 that alternate between
+  // the even and the odd half, run k holding sites 32*(k/2) to 32*(k/2)+31 of
+  // half k%2 in storage order (x fastest, x halved): a run reads one parity's
+  // consecutive sites, as the hopping kernels do, and the next run the sites
+  // beside them, which read the same neighbours. The launcher checks that a
+  // parity has fewer than 2^31 sites; threads past a half's end get t >= nt,
+  // which the guard stops.
+  const unsigned site32 = (blockIdx.x / 2u) * 256u + threadIdx.x;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
+  const int parity = static_cast<int>((site32 / 32u) & 1u);
+  unsigned rest = (site32 / 64u) * 32u + site32 % 32u;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + parity) & 1);
+  if (t >= nt)
+    return;
+  // Storage: soa, 4 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {1, 1, {1, 1, 1, 1}, 1, 4};
+  const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
+  const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(8) + params.mass;
+  const value_type w1 = static_cast<value_type>(-1);
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[12];
+  // Each value is loaded once and feeds every site of the tile that needs it.
+  const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w1 * v.v[l];
+    }
+  }
+  const stencil::index_t u1 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const stencil::index_t u2 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const stencil::index_t u3 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const stencil::index_t u4 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u5 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const stencil::index_t u6 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const stencil::index_t u7 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8, c0 + j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
+  }
+  // Store the tile's sites that lie inside the update region.
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, c0 + j * 4, 24, sites)), r);
+  }
+}
+
+/// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 4)
+laplacian4d_vec24_eo_tuned3_even_to_odd_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` of parity 1 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
+  const unsigned site32 = (blockIdx.x / 2u) * 256u + threadIdx.x;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
+    return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + 1) & 1);
+  // Storage: even/odd halves, soa, 4 reals per load within each (stencil/layout.hpp).
+  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
+  const stencil::index_t site = site32;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-1);
+  // The diagonal D: the centre tap's coefficient at this site.
+  const value_type diag = static_cast<value_type>(8) + params.mass;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[12];
+  // The neighbours, all of the other parity.
+  const stencil::index_t u0 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u0, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u1 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u1, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u2 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u2, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u3 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u3, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u4 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u4, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u5 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u5, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u6 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u6, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u7 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u7, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  // `same`: a half field in soa, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 4};
+  // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
+  // alpha D same + beta H in (kDiagonalPlusHop), on this thread's
+  // 12 components from c0.
+  stencil::diagonal_hop_mode<24, 4, 12>(acc0, hop_mode, hop_alpha,
+      hop_beta, diag, same, field_half_layout, site, half_sites, c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(1, 1, 4, site, c0 + j * 4, 24, half_sites)), r);
+  }
+}
+
+/// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 4)
+laplacian4d_vec24_eo_tuned3_odd_to_even_kernel(
+    value_type *STENCIL_RESTRICT out,
+    const value_type *STENCIL_RESTRICT in,
+    const value_type *STENCIL_RESTRICT same,
+    const int hop_mode,
+    const value_type hop_alpha,
+    const value_type hop_beta,
+    const int nx,
+    const int ny,
+    const int nz,
+    const int nt,
+    const Params params) {
+  // This thread's site: number `site32` of parity 0 in storage order (x
+  // fastest, x halved); the launcher checks that a parity has fewer than 2^31
+  // sites.
+  const unsigned site32 = (blockIdx.x / 2u) * 256u + threadIdx.x;
+  // This thread's 12 of the site's 24 components, from c0; blockIdx.x counts
+  // the 2 shares of a block's sites fastest.
+  const int c0 = static_cast<int>(blockIdx.x % 2u) * 12;
+  if (site32 >= static_cast<unsigned>(nx / 2) *
+                 static_cast<unsigned>(ny) *
+                 static_cast<unsigned>(nz) *
+                 static_cast<unsigned>(nt))
+    return;
+  unsigned rest = site32;
+  const int xh = static_cast<int>(rest % static_cast<unsigned>(nx / 2));
+  rest /= static_cast<unsigned>(nx / 2);
+  const int y = static_cast<int>(rest % static_cast<unsigned>(ny));
+  rest /= static_cast<unsigned>(ny);
+  const int z = static_cast<int>(rest % static_cast<unsigned>(nz));
+  rest /= static_cast<unsigned>(nz);
+  const int t = static_cast<int>(rest);
+  const int x = 2 * xh + ((y + z + t + 0) & 1);
+  // Storage: even/odd halves, soa, 4 reals per load within each (stencil/layout.hpp).
+  const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
+  const stencil::index_t site = site32;
+  // Neighbours' coordinates, wrapped where the lattice wraps around.
+  const int x_m1 = stencil::wrap(x - 1, nx);
+  const int x_p1 = stencil::wrap(x + 1, nx);
+  const int y_m1 = stencil::wrap(y - 1, ny);
+  const int y_p1 = stencil::wrap(y + 1, ny);
+  const int z_m1 = stencil::wrap(z - 1, nz);
+  const int z_p1 = stencil::wrap(z + 1, nz);
+  const int t_m1 = stencil::wrap(t - 1, nt);
+  const int t_p1 = stencil::wrap(t + 1, nt);
+  // Tap weights.
+  const value_type w0 = static_cast<value_type>(-1);
+  // The diagonal D: the centre tap's coefficient at this site.
+  const value_type diag = static_cast<value_type>(8) + params.mass;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
+  value_type acc0[12];
+  // The neighbours, all of the other parity.
+  const stencil::index_t u0 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u0, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u1 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u1, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u2 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u2, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u3 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u3, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u4 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u4, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u5 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u5, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u6 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u6, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  const stencil::index_t u7 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(1, 1, 4, u7, c0 + j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
+  }
+  // `same`: a half field in soa, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {1, 1, {1, 1, 1, 1}, 0, 4};
+  // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
+  // alpha D same + beta H in (kDiagonalPlusHop), on this thread's
+  // 12 components from c0.
+  stencil::diagonal_hop_mode<24, 4, 12>(acc0, hop_mode, hop_alpha,
+      hop_beta, diag, same, field_half_layout, site, half_sites, c0);
+  STENCIL_UNROLL
+  for (int j = 0; j < 3; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(1, 1, 4, site, c0 + j * 4, 24, half_sites)), r);
+  }
+}
+
+/// True when [a, a + na) and [b, b + nb) share an element.
+bool overlaps(const void *a, std::int64_t na, const void *b, std::int64_t nb) {
+  const auto first = reinterpret_cast<std::uintptr_t>(a);
+  const auto second = reinterpret_cast<std::uintptr_t>(b);
+  return first < second + static_cast<std::uintptr_t>(nb) * sizeof(value_type) &&
+         second < first + static_cast<std::uintptr_t>(na) * sizeof(value_type);
+}
+
+/// True when [a, a + n) and [b, b + n) share an element.
+bool overlaps(const void *a, const void *b, std::int64_t n) {
+  return overlaps(a, n, b, n);
+}
+
+} // namespace
+
+/// out = A in.
+stencil::Status apply(value_type *out, const value_type *in,
+    const Extents &extents, const Params &params, stencil::Stream stream) {
+  (void)params; // unused when the spec declares no parameters
+  const int n[stencil::kMaxDims] = {extents.nx, extents.ny, extents.nz, extents.nt};
+  stencil::LaunchConfig config;
+  stencil::Status status = stencil::make_launch_config(shape(), n, config);
+  if (status.ok())
+    status = stencil::check_layout(layout(), dims, n, boundary);
+  if (!status.ok())
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: " + status.message());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: null field pointer");
@@ -3854,17 +4161,14 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 128u;
+  config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
   if (blocks > 2147483647)
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_tuned3: " + std::to_string(blocks) +
         " blocks exceed the GPU's 2^31 - 1 along x");
   config.grid.x = static_cast<unsigned>(blocks);
-  // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 192,
-      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -3897,7 +4201,6 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      slab,
       params);
   return stencil::launch_status("laplacian4d_vec24_eo_tuned3_even_to_odd_kernel");
 }
@@ -3949,17 +4252,14 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 128u;
+  config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
   if (blocks > 2147483647)
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_tuned3: " + std::to_string(blocks) +
         " blocks exceed the GPU's 2^31 - 1 along x");
   config.grid.x = static_cast<unsigned>(blocks);
-  // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 192,
-      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -3992,7 +4292,6 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      slab,
       params);
   return stencil::launch_status("laplacian4d_vec24_eo_tuned3_odd_to_even_kernel");
 }
@@ -4045,17 +4344,14 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 128u;
+  config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
   if (blocks > 2147483647)
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_tuned3: " + std::to_string(blocks) +
         " blocks exceed the GPU's 2^31 - 1 along x");
   config.grid.x = static_cast<unsigned>(blocks);
-  // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 192,
-      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -4088,7 +4384,6 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      slab,
       params);
   return stencil::launch_status("laplacian4d_vec24_eo_tuned3_even_to_odd_kernel");
 }
@@ -4141,17 +4436,14 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
   if (half_sites == 0)
     return status;
   stencil::LaunchConfig config;
-  config.block.x = 128u;
+  config.block.x = 256u;
   // A site's components shared by 2 threads: as many blocks per block of sites.
-  const std::int64_t blocks = (half_sites + 128 - 1) / 128 * 2;
+  const std::int64_t blocks = (half_sites + 256 - 1) / 256 * 2;
   if (blocks > 2147483647)
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_tuned3: " + std::to_string(blocks) +
         " blocks exceed the GPU's 2^31 - 1 along x");
   config.grid.x = static_cast<unsigned>(blocks);
-  // The walk: slices of t per slab (kernel.slab auto).
-  const int slab = stencil::hop_slab(0, dims, n, 192,
-      stencil::device_l2_bytes());
   if (out == nullptr || in == nullptr)
     return stencil::Status::failure("laplacian4d_vec24_eo_tuned3: null field pointer");
   if (mode != stencil::kHop && mode != stencil::kInverseDiagonalHop &&
@@ -4184,7 +4476,6 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
       extents.ny,
       extents.nz,
       extents.nt,
-      slab,
       params);
   return stencil::launch_status("laplacian4d_vec24_eo_tuned3_odd_to_even_kernel");
 }

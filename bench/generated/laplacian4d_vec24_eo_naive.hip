@@ -47,8 +47,8 @@ laplacian4d_vec24_eo_naive_kernel(
   const int x = 2 * xh + ((y + z + t + parity) & 1);
   if (t >= nt)
     return;
-  // Storage: aosoa in blocks of 32 sites, even sites then odd sites (stencil/layout.hpp).
-  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1};
+  // Storage: aosoa in blocks of 32 sites, 4 reals per load, even sites then odd sites (stencil/layout.hpp).
+  constexpr stencil::Layout layout = {2, 32, {1, 1, 1, 1}, 1, 4};
   const stencil::index_t sites = static_cast<stencil::index_t>(nx) * ny * nz * nt;
   const stencil::index_t site = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -63,66 +63,100 @@ laplacian4d_vec24_eo_naive_kernel(
   // Tap weights.
   const value_type w0 = static_cast<value_type>(8) + params.mass;
   const value_type w1 = static_cast<value_type>(-1);
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const stencil::index_t u0 = stencil::layout_site(layout, x, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u0, c, 24, sites)];
-    acc0[c] = w0 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u0, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w0 * v.v[l];
+    }
   }
   const stencil::index_t u1 = stencil::layout_site(layout, x_m1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u1, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u1, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u2 = stencil::layout_site(layout, x_p1, y, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u2, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u2, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u3 = stencil::layout_site(layout, x, y_m1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u3, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u3, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u4 = stencil::layout_site(layout, x, y_p1, z, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u4, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u4, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u5 = stencil::layout_site(layout, x, y, z_m1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u5, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u5, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u6 = stencil::layout_site(layout, x, y, z_p1, t, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u6, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u6, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u7 = stencil::layout_site(layout, x, y, z, t_m1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u7, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u7, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   const stencil::index_t u8 = stencil::layout_site(layout, x, y, z, t_p1, nx, ny, nz, nt);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    const value_type v = in[stencil::layout_element(layout, u8, c, 24, sites)];
-    acc0[c] += w1 * v;
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::layout_element(layout, u8, j * 4, 24, sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w1 * v.v[l];
+    }
   }
   // Store the tile's sites that lie inside the update region.
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::layout_element(layout, site, c, 24, sites)], acc0[c]);
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::layout_element(layout, site, j * 4, 24, sites)), r);
+  }
 }
 
 /// Even-to-odd hopping kernel: 8 neighbour loads and one store per thread.
@@ -157,7 +191,7 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 1) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 4 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -173,57 +207,96 @@ laplacian4d_vec24_eo_naive_even_to_odd_kernel(
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(8) + params.mass;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   const stencil::index_t u0 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u0, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w0 * v.v[l];
+    }
   }
   const stencil::index_t u1 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u1, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u2 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u2, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u3 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u3, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u4 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u4, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u5 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u5, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u6 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u6, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u7 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u7, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 4};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 4>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 4, site, j * 4, 24, half_sites)), r);
+  }
 }
 
 /// Odd-to-even hopping kernel: 8 neighbour loads and one store per thread.
@@ -258,7 +331,7 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
   rest /= static_cast<unsigned>(nz);
   const int t = static_cast<int>(rest);
   const int x = 2 * xh + ((y + z + t + 0) & 1);
-  // Storage: even/odd halves, aosoa in blocks of 32 sites within each (stencil/layout.hpp).
+  // Storage: even/odd halves, aosoa in blocks of 32 sites, 4 reals per load within each (stencil/layout.hpp).
   const stencil::index_t half_sites = static_cast<stencil::index_t>(nx) * ny * nz * nt / 2;
   const stencil::index_t site = site32;
   // Neighbours' coordinates, wrapped where the lattice wraps around.
@@ -274,57 +347,96 @@ laplacian4d_vec24_eo_naive_odd_to_even_kernel(
   const value_type w0 = static_cast<value_type>(-1);
   // The diagonal D: the centre tap's coefficient at this site.
   const value_type diag = static_cast<value_type>(8) + params.mass;
+  // A site's components move 4 at a time.
+  using vec_t = stencil::vec<value_type, 4>;
   value_type acc0[24];
   // The neighbours, all of the other parity.
   const stencil::index_t u0 = stencil::even_odd_site(x_m1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] = w0 * in[stencil::order_element(2, 32, u0, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u0, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] = w0 * v.v[l];
+    }
   }
   const stencil::index_t u1 = stencil::even_odd_site(x_p1, y, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u1, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u1, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u2 = stencil::even_odd_site(x, y_m1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u2, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u2, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u3 = stencil::even_odd_site(x, y_p1, z, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u3, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u3, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u4 = stencil::even_odd_site(x, y, z_m1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u4, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u4, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u5 = stencil::even_odd_site(x, y, z_p1, t, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u5, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u5, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u6 = stencil::even_odd_site(x, y, z, t_m1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u6, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u6, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
   const stencil::index_t u7 = stencil::even_odd_site(x, y, z, t_p1, nx, ny, nz);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c) {
-    acc0[c] += w0 * in[stencil::order_element(2, 32, u7, c, 24, half_sites)];
+  for (int j = 0; j < 6; ++j) {
+    const vec_t v = *reinterpret_cast<const vec_t *>(in + stencil::order_element(2, 32, 4, u7, j * 4, 24, half_sites));
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l) {
+      acc0[j * 4 + l] += w0 * v.v[l];
+    }
   }
-  // `same`: a half field in aosoa in blocks of 32 sites.
-  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}};
+  // `same`: a half field in aosoa in blocks of 32 sites, 4 reals per load.
+  constexpr stencil::Layout field_half_layout = {2, 32, {1, 1, 1, 1}, 0, 4};
   // out = beta H in (kHop), beta D^-1 H in (kInverseDiagonalHop) or
   // alpha D same + beta H in (kDiagonalPlusHop).
-  stencil::diagonal_hop_mode<24, 1>(acc0, hop_mode, hop_alpha,
+  stencil::diagonal_hop_mode<24, 4>(acc0, hop_mode, hop_alpha,
       hop_beta, diag, same, field_half_layout, site, half_sites);
   STENCIL_UNROLL
-  for (int c = 0; c < 24; ++c)
-    STENCIL_STORE(&out[stencil::order_element(2, 32, site, c, 24, half_sites)], acc0[c]);
+  for (int j = 0; j < 6; ++j) {
+    vec_t r;
+    STENCIL_UNROLL
+    for (int l = 0; l < 4; ++l)
+      r.v[l] = acc0[j * 4 + l];
+    STENCIL_STORE(reinterpret_cast<vec_t *>(out + stencil::order_element(2, 32, 4, site, j * 4, 24, half_sites)), r);
+  }
 }
 
 /// True when [a, a + na) and [b, b + nb) share an element.
@@ -363,6 +475,8 @@ stencil::Status apply(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_naive: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_eo_naive: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_kernel, config.grid, config.block, stream,
@@ -414,6 +528,8 @@ stencil::Status apply_adjoint(value_type *out, const value_type *in,
   if (overlaps(out, in, values))
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_naive: 'out' and 'in' overlap; the kernel cannot run in place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16))
+    return stencil::Status::failure("laplacian4d_vec24_eo_naive: 'out' and 'in' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   if (config.empty)
     return status;
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_kernel, config.grid, config.block, stream,
@@ -491,6 +607,9 @@ stencil::Status even_to_odd(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_naive: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -573,6 +692,9 @@ stencil::Status odd_to_even(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_naive: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -656,6 +778,9 @@ stencil::Status even_to_odd_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_naive: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_even_to_odd_kernel, config.grid, config.block, stream,
       out,
       in,
@@ -739,6 +864,9 @@ stencil::Status odd_to_even_adjoint(value_type *out, const value_type *in,
     return stencil::Status::failure(
         "laplacian4d_vec24_eo_naive: 'out' overlaps 'in' or 'same'; the kernel cannot run in "
         "place");
+  if (!stencil::is_aligned(out, 16) || !stencil::is_aligned(in, 16) ||
+      (same != nullptr && !stencil::is_aligned(same, 16)))
+    return stencil::Status::failure("laplacian4d_vec24_eo_naive: 'out', 'in' and 'same' must be aligned to 16 bytes for the 16-byte accesses of field.layout.vector 4");
   STENCIL_LAUNCH(laplacian4d_vec24_eo_naive_odd_to_even_kernel, config.grid, config.block, stream,
       out,
       in,

@@ -43,9 +43,9 @@ inline const stencil::StencilShape &shape() {
   return value;
 }
 
-/// How fields of this stencil are stored: aosoa in blocks of 32 sites, even sites then odd sites; fields convert from and to the host order.
+/// How fields of this stencil are stored: aosoa in blocks of 32 sites, 4 reals per load, even sites then odd sites; fields convert from and to the host order.
 inline const stencil::Layout &layout() {
-  static constexpr stencil::Layout value = {2, 32, {1, 1, 1, 1}, 1};
+  static constexpr stencil::Layout value = {2, 32, {1, 1, 1, 1}, 1, 4};
   return value;
 }
 
@@ -155,7 +155,7 @@ inline const stencil::KernelInfo &info() {
       408, &apply_generic, &apply_adjoint_generic,
       &even_odd_kernels, nullptr, nullptr,
       "826e51018180f32c",
-      "block=32x4x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; layout=aosoa:32; vector_width=1; slab=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
+      "block=32x4x1x1; tile=x1; order=as-written; stores=regular; launch_bounds=128; layout=aosoa:32:v4; vector_width=1; slab=1", 0, nullptr, {false, 0, {1, 1, 1, 1}},
       nullptr, nullptr, nullptr,
       nullptr, nullptr, nullptr};
   return value;
