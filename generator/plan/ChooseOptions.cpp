@@ -164,15 +164,15 @@ std::string evenOddShareReason(const StencilModel &m) {
            " bytes (this one: " + bytes +
            "): halves ran the hops up to 1.19x faster than whole sites, "
            "which the cost model ties with them";
-  const std::string half = std::to_string(m.components / 2);
   if (m.components * m.elementBytes() < kEvenOddHalfSiteBytes)
     return "even/odd kernels keep a site of " + bytes + " bytes (under " +
            std::to_string(kEvenOddHalfSiteBytes) + ") in one thread";
   if (m.components % 2 != 0)
     return "even/odd kernels keep a site of an odd number of components in "
            "one thread";
-  return "even/odd kernels keep the site in one thread: half of it (" + half +
-         ") " + componentSplitProblem(m, m.components / 2);
+  return "even/odd kernels keep the site in one thread: half of it (" +
+         std::to_string(m.components / 2) + ") " +
+         componentSplitProblem(m, m.components / 2);
 }
 
 /// Why `m` cannot take groups of `width` sites along x; empty if it can.

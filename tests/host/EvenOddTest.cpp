@@ -430,7 +430,8 @@ TEST(EvenOdd, SchurCgMatchesWholeCg) {
       // The storage the planner chose where the spec leaves it open:
       // component-major halves, 4 values a load.
       {"t_eo_open_layout_c12", {6, 4, 6, 8}, 1e-6, 1e-4},
-      // Half a site a thread, the planner's choice (below).
+      // Half a site a thread, the planner's choice
+      // (AnOpenShareIsHalfASiteOfAtLeast96Bytes).
       {"t_eo_half_site_f64_c12", {10, 6, 8}, 1e-11, 1e-9},
   };
   for (const Case &c : cases) {
