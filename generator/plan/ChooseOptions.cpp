@@ -146,33 +146,33 @@ std::vector<std::array<int, kMaxDims>> vectorGroupBlocks(int dims, int width) {
 constexpr int kEvenOddHalfSiteBytes = 96;
 
 /// The components a thread of an even/odd field's kernels updates where
-/// the spec leaves it open: half a site (kEvenOddHalfSiteBytes), else all.
-int evenOddShare(const StencilModel &m) {
-  const int half = m.components / 2;
-  if (m.components * m.elementBytes() >= kEvenOddHalfSiteBytes &&
-      m.components % 2 == 0 && componentSplitProblem(m, half).empty())
-    return half;
-  return m.components;
-}
+/// the spec leaves it open (half a site, kEvenOddHalfSiteBytes, else all),
+/// and the note that says why.
+struct EvenOddShare {
+  int perThread;
+  std::string reason;
+};
 
-std::string evenOddShareReason(const StencilModel &m) {
-  const std::string bytes = std::to_string(m.components * m.elementBytes());
-  if (evenOddShare(m) != m.components)
-    return "half a site a thread, a rule for even/odd kernels of sites of "
-           "at least " +
-           std::to_string(kEvenOddHalfSiteBytes) +
-           " bytes (this one: " + bytes +
-           "): halves ran the hops up to 1.19x faster than whole sites, "
-           "which the cost model ties with them";
-  if (m.components * m.elementBytes() < kEvenOddHalfSiteBytes)
-    return "even/odd kernels keep a site of " + bytes + " bytes (under " +
-           std::to_string(kEvenOddHalfSiteBytes) + ") in one thread";
+EvenOddShare evenOddShare(const StencilModel &m) {
+  const int siteBytes = m.components * m.elementBytes();
+  const std::string bytes = std::to_string(siteBytes);
+  const std::string least = std::to_string(kEvenOddHalfSiteBytes);
+  if (siteBytes < kEvenOddHalfSiteBytes)
+    return {m.components, "even/odd kernels keep a site of " + bytes +
+                              " bytes (under " + least + ") in one thread"};
   if (m.components % 2 != 0)
-    return "even/odd kernels keep a site of an odd number of components in "
-           "one thread";
-  return "even/odd kernels keep the site in one thread: half of it (" +
-         std::to_string(m.components / 2) + ") " +
-         componentSplitProblem(m, m.components / 2);
+    return {m.components, "even/odd kernels keep a site of an odd number of "
+                          "components in one thread"};
+  const int half = m.components / 2;
+  if (std::string problem = componentSplitProblem(m, half); !problem.empty())
+    return {m.components, "even/odd kernels keep the site in one thread: "
+                          "half of it (" +
+                              std::to_string(half) + ") " + problem};
+  return {half, "half a site a thread, a rule for even/odd kernels of sites "
+                "of at least " +
+                    least + " bytes (this one: " + bytes +
+                    "): halves ran the hops up to 1.19x faster than whole "
+                    "sites, which the cost model ties with them"};
 }
 
 /// Why `m` cannot take groups of `width` sites along x; empty if it can.
@@ -440,8 +440,10 @@ OptionSearch chooseOpenOptions(StencilModel &model,
       if (componentVectorProblem(model, width).empty())
         widths.push_back(width);
   std::vector<int> shares = {model.componentsPerThread()};
+  const EvenOddShare halfSite =
+      evenOdd ? evenOddShare(model) : EvenOddShare{model.components, ""};
   if (!written.componentsPerThread && evenOdd)
-    shares = {evenOddShare(model)};
+    shares = {halfSite.perThread};
   else if (!written.componentsPerThread && model.components > 1)
     for (int groups : {2, 3, 4, 6})
       if (model.components % groups == 0)
@@ -523,8 +525,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
        [](const StencilModel &m) {
          return std::to_string(m.componentsPerThread());
        },
-       single ? "one component per site"
-              : (evenOdd ? evenOddShareReason(model) : "")},
+       single ? "one component per site" : halfSite.reason},
   };
   const std::string predicted = percentText(best->cost.predictedFraction()) +
                                 " of the copy bandwidth on " + device.name +
