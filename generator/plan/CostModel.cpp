@@ -182,10 +182,19 @@ int estimateRegisters(const StencilModel &model, const KernelPlan &plan) {
   // A site-major site shared side by side in a warp: nvcc sums each load
   // into the accumulators as it arrives and keeps about 16 words of loads
   // per tile site waiting (sm_90, aos fields of 24 floats, 4 to 12 floats a
-  // thread: 32-56 registers untiled, 56-80 with a tile of 2).
-  if (plan.threads.kind == ThreadMappingKind::Lattice &&
-      plan.threads.lattice.shares.byLane())
-    loads = std::min(loads, 16 * plan.sitesPerTile() * wordsPerReal);
+  // thread: 32-56 registers untiled, 56-80 with a tile of 2). A whole site
+  // a thread: about 16 registers per tile site, floats or doubles (whole
+  // sites of 24 floats: 48-64 registers untiled, 96-112 with a tile of 2;
+  // 12 doubles: 56-64 and 96-114; 6 floats: 32-40 and 64;
+  // docs/results/registers-site-major-sm90.txt).
+  if (plan.threads.kind == ThreadMappingKind::Lattice) {
+    const ComponentShares &shares = plan.threads.lattice.shares;
+    if (shares.byLane())
+      loads = std::min(loads, 16 * plan.sitesPerTile() * wordsPerReal);
+    else if (!shares.split() && !plan.hasLinks && model.components > 1 &&
+             model.layout.order == LayoutOrder::SiteMajor)
+      loads = std::min(loads, 16 * plan.sitesPerTile());
+  }
   int links = 0;
   if (plan.hasLinks) {
     links = std::min<int>(2 * plan.linkStorage.realsPerLink * wordsPerReal,

@@ -44,7 +44,26 @@ struct Search {
   std::string file, stencil, size;
   std::vector<Measured> variants; ///< those the model rebuilt
   int recorded = 0;
+  std::map<std::string, double> gbsByOptions; ///< every variant recorded
 };
+
+/// The spec named `stencil` as written, its open options open: a shipped
+/// spec, or one of the planner's held-out specs (tests/specs/heldout),
+/// written to check the cost model on stencils it was not fitted to.
+std::optional<StencilModel> loadSpecAsWritten(const std::string &stencil) {
+  llvm::SmallString<256> path(STENCILC_SOURCE_DIR);
+  llvm::sys::path::append(path, "specs", stencil + ".yaml");
+  if (!llvm::sys::fs::exists(path)) {
+    path = STENCILC_SOURCE_DIR;
+    llvm::sys::path::append(path, "tests", "specs", "heldout",
+                            stencil + ".yaml");
+  }
+  llvm::SourceMgr sources;
+  std::string ignored;
+  llvm::raw_string_ostream os(ignored);
+  DiagnosticEngine diags(sources, os);
+  return loadModel(path, diags);
+}
 
 std::optional<StencilModel> loadShippedSpec(const std::string &stencil) {
   std::string name = stencil;
@@ -53,13 +72,7 @@ std::optional<StencilModel> loadShippedSpec(const std::string &stencil) {
     name.resize(name.size() - 6);
     inner = true;
   }
-  llvm::SmallString<256> path(STENCILC_SOURCE_DIR);
-  llvm::sys::path::append(path, "specs", name + ".yaml");
-  llvm::SourceMgr sources;
-  std::string ignored;
-  llvm::raw_string_ostream os(ignored);
-  DiagnosticEngine diags(sources, os);
-  std::optional<StencilModel> model = loadModel(path, diags);
+  std::optional<StencilModel> model = loadSpecAsWritten(name);
   if (!model)
     return model;
   // As `stencilc tune` saw it: the open options chosen.
@@ -240,6 +253,7 @@ std::vector<Search> recordedSearches(llvm::StringRef kernel = "apply",
       const llvm::json::Object *o = entry.getAsObject();
       ++search.recorded;
       std::string options = o->getString("options").value_or("").str();
+      search.gbsByOptions[options] = o->getNumber("gb_s").value_or(0);
       // The variant as the search built it, or rebuilt from its summary.
       std::optional<StencilModel> rebuilt;
       if (auto it = bySummary.find(options); it != bySummary.end()) {
@@ -458,6 +472,10 @@ TEST(CostModel, RanksRecordedH100FoldPassSearchesNearTheirMeasuredBest) {
 TEST(CostModel, RanksRecordedH200SearchesNearTheirMeasuredBest) {
   const DeviceModel &device = h200Device();
   std::vector<Search> searches = recordedSearches("apply", device);
+  // The held-out specs' searches have a test of their own (below).
+  llvm::erase_if(searches, [](const Search &search) {
+    return llvm::StringRef(search.file).contains("-heldout-");
+  });
   ASSERT_GE(searches.size(), 8u) << "the recorded H200 searches are missing";
   int fitted = 0;
   const std::vector<double> ratios =
@@ -483,6 +501,68 @@ TEST(CostModel, RanksRecordedH200SearchesNearTheirMeasuredBest) {
   ASSERT_GE(folds.size(), 2u) << "the recorded H200 fold searches are missing";
   // The fold pass's stores (regular or non-temporal) tie.
   checkFirstPicks(folds, [](const Search &) { return 0.95; });
+}
+
+// Specs the model was not fitted to, written for this check and searched
+// once on an H200 (2026-12-02, 144-216 variants each: blocks, tiles, groups
+// along x, marches, components a thread, storage, resident minimums):
+// 2-D 5- and 9-point, a 3-D 19-point and 25-point star, 3 doubles a site in
+// 3-D, 6 floats a site on a 4-D torus. What the runtime runs there without
+// an entry (the planner's kernels, as `stencilc tune` names them second)
+// must be a variant the search timed, and measured near the best.
+TEST(CostModel, PlannerOnHeldOutSpecsNearTheH200SearchesBest) {
+  const DeviceModel &device = h200Device();
+  std::vector<Search> searches = recordedSearches("apply", device, "-heldout-");
+  ASSERT_GE(searches.size(), 6u) << "the held-out searches are missing";
+  for (const Search &search : searches) {
+    SCOPED_TRACE(search.file);
+    std::optional<StencilModel> written = loadSpecAsWritten(search.stencil);
+    ASSERT_TRUE(written) << search.stencil;
+    // As `stencilc tune --device h200` names it: the spec's open options
+    // for that GPU first, then what the runtime runs at the size, planned
+    // for the H200 where its model fits the spec, else for the H100.
+    StencilModel own = *written, generated = *written;
+    chooseOpenOptions(own, device);
+    chooseOpenOptions(generated,
+                      device.fitted(*written) ? device : h100Device());
+    const std::vector<int> extents = parseSize(search.size);
+    const RuntimeKernels runtime = kernelsRunAt(generated, extents, false);
+    const std::vector<Variant> first =
+        tuningVariants(own, 2, extents, &runtime.model);
+    const std::string runs = first.size() > 1 && first[1].pinned
+                                 ? first[1].summary
+                                 : first.front().summary;
+    const auto ran = search.gbsByOptions.find(runs);
+    ASSERT_NE(ran, search.gbsByOptions.end())
+        << "the planner now runs '" << runs
+        << "', which the search did not time: search again";
+    const auto best = std::max_element(
+        search.gbsByOptions.begin(), search.gbsByOptions.end(),
+        [](const auto &a, const auto &b) { return a.second < b.second; });
+    const double ratio = ran->second / best->second;
+    std::printf("%-20s %-12s runs %7.1f of best %7.1f GB/s (%5.1f%%)\n"
+                "  runs: %s\n  best: %s\n",
+                search.stencil.c_str(), search.size.c_str(), ran->second,
+                best->second, 100 * ratio, runs.c_str(), best->first.c_str());
+    // Known miss: 6 floats a site on a 4-D torus. The H100's model, which
+    // plans vector fields for the H200, splits a site over 3 threads and
+    // the march rule runs that split (2024 GB/s); a site a thread measured
+    // 2535-2570 with a tile and 2714 marching (docs/performance.md, "The
+    // planner on specs it was not fitted to").
+    EXPECT_GE(ratio, search.stencil == "h_lap4d_c6_f32" ? 0.74 : 0.93);
+  }
+  // And the model's own first pick, as for the searches it was fitted to.
+  checkFirstPicks(searches, [](const Search &search) {
+    // Known misses: it ranks a march it does not weigh first (the 4-D
+    // torus), soa storage first for 3 doubles a site (aos with a thread a
+    // component measured fastest), and 2 planes a tile with a resident
+    // minimum for the 25-point star (each 85-88% of the best).
+    if (search.stencil == "h_lap4d_c6_f32" ||
+        search.stencil == "h_veclap3d_c3_f64" ||
+        search.stencil == "h_star25_3d_f32")
+      return 0.84;
+    return 0.92;
+  });
 }
 
 // The storage of even/odd fields (aos with each vector width, soa and
@@ -1176,6 +1256,31 @@ TEST(CostModel, RegistersOfASiteSharedSideBySideFollowNvcc) {
         "laplacian4d_vec24_aos", aosLine("32x4x1x1", tile, perThread));
     EXPECT_NEAR(predictedCost(m).registers, registers, 10)
         << "tile " << tile << ", " << perThread << " floats a thread";
+  }
+}
+
+TEST(CostModel, RegistersOfAWholeSiteFollowNvcc) {
+  // nvcc 13 for sm_90 (`stencilc inspect --target sm_90`), a site-major
+  // site a thread on block 32x2x2x1, untiled and with a tile y x 2: 24
+  // floats 4 a load, 64 and 112 registers; 12 doubles 2 a load, 64 and 114
+  // (docs/results/registers-site-major-sm90.txt). The model said 108 and
+  // 132 for each before it capped the loads waiting at 16 registers a tile
+  // site.
+  const std::vector<std::tuple<std::string, std::string, int>> measured = {
+      {"laplacian4d_vec24_aos", "x1", 64},
+      {"laplacian4d_vec24_aos", "y2", 112},
+      {"laplacian4d_vec12_f64", "x1", 64},
+      {"laplacian4d_vec12_f64", "y2", 114}};
+  for (const auto &[spec, tile, registers] : measured) {
+    const bool doubles = spec == "laplacian4d_vec12_f64";
+    const StencilModel m = withOptions(
+        spec, "block=32x2x2x1; tile=" + tile +
+                  "; order=ascending; stores=regular; launch_bounds=0; "
+                  "layout=aos; vector_width=" +
+                  (doubles ? "2; components_per_thread=12"
+                           : "4; components_per_thread=24"));
+    EXPECT_NEAR(predictedCost(m).registers, registers, 14)
+        << spec << ", tile " << tile;
   }
 }
 
