@@ -504,12 +504,15 @@ TEST(CostModel, RanksRecordedH200SearchesNearTheirMeasuredBest) {
 }
 
 // Specs the model was not fitted to, written for this check and searched
-// once on an H200 (2026-12-02, 144-216 variants each: blocks, tiles, groups
-// along x, marches, components a thread, storage, resident minimums):
-// 2-D 5- and 9-point, a 3-D 19-point and 25-point star, 3 doubles a site in
-// 3-D, 6 floats a site on a 4-D torus. What the runtime runs there without
-// an entry (the planner's kernels, as `stencilc tune` names them second)
-// must be a variant the search timed, and measured near the best.
+// on an H200 (2026-12-02; docs/performance.md, "The planner on specs it was
+// not fitted to"): 2-D 5- and 9-point, a 3-D 19-point and 25-point star,
+// 3 doubles a site in 3-D (144-216 variants each: blocks, tiles, groups
+// along x, marches, components a thread, storage, resident minimums), and
+// 4-D 9-point fields of 4, 6, 8 and 12 floats and 6 doubles a site (49-102
+// variants: components a thread, vector widths, two blocks, two tiles,
+// resident minimums, whole-site marches). What the runtime runs there
+// without an entry (the planner's kernels, as `stencilc tune` names them
+// second) must be a variant the search timed, and measured near the best.
 TEST(CostModel, PlannerOnHeldOutSpecsNearTheH200SearchesBest) {
   const DeviceModel &device = h200Device();
   std::vector<Search> searches = recordedSearches("apply", device, "-heldout-");
@@ -544,21 +547,33 @@ TEST(CostModel, PlannerOnHeldOutSpecsNearTheH200SearchesBest) {
                 "  runs: %s\n  best: %s\n",
                 search.stencil.c_str(), search.size.c_str(), ran->second,
                 best->second, 100 * ratio, runs.c_str(), best->first.c_str());
-    // Known miss: 6 floats a site on a 4-D torus. The H100's model, which
-    // plans vector fields for the H200, splits a site over 3 threads and
-    // the march rule runs that split (2024 GB/s); a site a thread measured
-    // 2535-2570 with a tile and 2714 marching (docs/performance.md, "The
-    // planner on specs it was not fitted to").
-    EXPECT_GE(ratio, search.stencil == "h_lap4d_c6_f32" ? 0.74 : 0.93);
+    // Known misses, 6 values a site in 4-D. The H100's model, which plans
+    // vector fields for the H200, splits 6 floats over 3 threads (8 bytes
+    // each), and on the torus the march rule runs that split: 2024 GB/s,
+    // where a site a thread measured 2570 with a tile and 2714 marching
+    // (74.6%); 1880 against 2072 on the Dirichlet lattice (90.7%). For 6
+    // doubles its share is the best (2 a thread) but not its block and
+    // resident minimum (91.5%). The best of every 4-D search had a minimum
+    // of 4 blocks of 128 threads, which the model counts as 512 resident
+    // threads at 128 registers and ranks low.
+    double least = 0.93;
+    if (search.stencil == "h_lap4d_c6_f32")
+      least = 0.74;
+    else if (search.stencil == "h_lap4d_c6_f32_dirichlet" ||
+             search.stencil == "h_lap4d_c6_f64")
+      least = 0.90;
+    EXPECT_GE(ratio, least);
   }
   // And the model's own first pick, as for the searches it was fitted to.
   checkFirstPicks(searches, [](const Search &search) {
-    // Known misses: it ranks a march it does not weigh first (the 4-D
-    // torus), soa storage first for 3 doubles a site (aos with a thread a
-    // component measured fastest), and 2 planes a tile with a resident
-    // minimum for the 25-point star (each 85-88% of the best).
-    if (search.stencil == "h_lap4d_c6_f32" ||
-        search.stencil == "h_veclap3d_c3_f64" ||
+    // Known misses: on 4-D vector fields (outside the H200 model's fitted
+    // scope) it ranks marches it does not weigh first and minimums of
+    // resident blocks last (82-94% of the best); soa storage first for 3
+    // doubles a site (aos with a thread a component measured fastest); 2
+    // planes a tile with a resident minimum for the 25-point star.
+    if (llvm::StringRef(search.stencil).startswith("h_lap4d_"))
+      return 0.81;
+    if (search.stencil == "h_veclap3d_c3_f64" ||
         search.stencil == "h_star25_3d_f32")
       return 0.84;
     return 0.92;
