@@ -2386,7 +2386,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, double precision
-// Options: block 32x2x2, launch bounds 256, tile y x 4, load order ascending, regular stores
+// Options: block 32x8x1, launch bounds 256 (at least 6 per SM), no tile, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -2399,8 +2399,8 @@ namespace stencilc_kernels {
 namespace laplacian3d_f64_tuned2 {
 namespace {
 
-/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 6)
 laplacian3d_f64_tuned2_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -2408,21 +2408,19 @@ laplacian3d_f64_tuned2_kernel(
     const int ny,
     const int nz,
     const Params params) {
-  // This thread's first site; it updates 4 consecutive sites along y, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
   const stencil::index_t sz = sy * ny;
   const stencil::index_t site = x + y * sy + z * sz;
-  // Farthest row along y inside the array, relative to this tile.
-  const int room = ny - 1 - y;
-  // Farthest site along x inside the array, relative to this group.
-  const int xroom = nx - 1 - x;
+  // Farthest row along x inside the array, relative to this tile.
+  const int room = nx - 1 - x;
   // Tap weights.
   const value_type w0 =
       static_cast<value_type>(2) * params.inv_hx2
@@ -2433,86 +2431,29 @@ laplacian3d_f64_tuned2_kernel(
   const value_type w3 = -params.inv_hz2;
   // A row's sites move 2 at a time.
   using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[2], acc1[2], acc2[2], acc3[2];
+  value_type acc0[2];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
   acc0[0] = w3 * u0.v[0];
   acc0[1] = w3 * u0.v[1];
-  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
-  acc1[0] = w3 * u1.v[0];
-  acc1[1] = w3 * u1.v[1];
-  const vec_t u2 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy - sz);
-  acc2[0] = w3 * u2.v[0];
-  acc2[1] = w3 * u2.v[1];
-  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy - sz);
-  acc3[0] = w3 * u3.v[0];
-  acc3[1] = w3 * u3.v[1];
-  const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sy);
-  acc0[0] += w2 * u4.v[0];
-  acc0[1] += w2 * u4.v[1];
-  const value_type u5 = in[site + stencil::clamp_below(-1, -x)];
-  acc0[0] += w1 * u5;
-  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site);
-  acc0[0] += w0 * u6.v[0];
-  acc0[0] += w1 * u6.v[1];
-  acc0[1] += w0 * u6.v[1];
-  acc0[1] += w1 * u6.v[0];
-  acc1[0] += w2 * u6.v[0];
-  acc1[1] += w2 * u6.v[1];
-  const value_type u7 = in[site + stencil::clamp_above(2, xroom)];
-  acc0[1] += w1 * u7;
-  const value_type u8 = in[site + stencil::clamp_below(-1, -x) + sy];
-  acc1[0] += w1 * u8;
-  const vec_t u9 = *reinterpret_cast<const vec_t *>(in + site + sy);
-  acc0[0] += w2 * u9.v[0];
-  acc0[1] += w2 * u9.v[1];
-  acc1[0] += w0 * u9.v[0];
-  acc1[0] += w1 * u9.v[1];
-  acc1[1] += w0 * u9.v[1];
-  acc1[1] += w1 * u9.v[0];
-  acc2[0] += w2 * u9.v[0];
-  acc2[1] += w2 * u9.v[1];
-  const value_type u10 = in[site + stencil::clamp_above(2, xroom) + sy];
-  acc1[1] += w1 * u10;
-  const value_type u11 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy];
-  acc2[0] += w1 * u11;
-  const vec_t u12 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy);
-  acc1[0] += w2 * u12.v[0];
-  acc1[1] += w2 * u12.v[1];
-  acc2[0] += w0 * u12.v[0];
-  acc2[0] += w1 * u12.v[1];
-  acc2[1] += w0 * u12.v[1];
-  acc2[1] += w1 * u12.v[0];
-  acc3[0] += w2 * u12.v[0];
-  acc3[1] += w2 * u12.v[1];
-  const value_type u13 = in[site + stencil::clamp_above(2, xroom) + stencil::clamp_above(2, room) * sy];
-  acc2[1] += w1 * u13;
-  const value_type u14 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy];
-  acc3[0] += w1 * u14;
-  const vec_t u15 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy);
-  acc2[0] += w2 * u15.v[0];
-  acc2[1] += w2 * u15.v[1];
-  acc3[0] += w0 * u15.v[0];
-  acc3[0] += w1 * u15.v[1];
-  acc3[1] += w0 * u15.v[1];
-  acc3[1] += w1 * u15.v[0];
-  const value_type u16 = in[site + stencil::clamp_above(2, xroom) + stencil::clamp_above(3, room) * sy];
-  acc3[1] += w1 * u16;
-  const vec_t u17 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sy);
-  acc3[0] += w2 * u17.v[0];
-  acc3[1] += w2 * u17.v[1];
-  const vec_t u18 = *reinterpret_cast<const vec_t *>(in + site + sz);
-  acc0[0] += w3 * u18.v[0];
-  acc0[1] += w3 * u18.v[1];
-  const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-  acc1[0] += w3 * u19.v[0];
-  acc1[1] += w3 * u19.v[1];
-  const vec_t u20 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy + sz);
-  acc2[0] += w3 * u20.v[0];
-  acc2[1] += w3 * u20.v[1];
-  const vec_t u21 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy + sz);
-  acc3[0] += w3 * u21.v[0];
-  acc3[1] += w3 * u21.v[1];
+  const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
+  acc0[0] += w2 * u1.v[0];
+  acc0[1] += w2 * u1.v[1];
+  const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+  acc0[0] += w1 * u2;
+  const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
+  acc0[0] += w0 * u3.v[0];
+  acc0[0] += w1 * u3.v[1];
+  acc0[1] += w0 * u3.v[1];
+  acc0[1] += w1 * u3.v[0];
+  const value_type u4 = in[site + stencil::clamp_above(2, room)];
+  acc0[1] += w1 * u4;
+  const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
+  acc0[0] += w2 * u5.v[0];
+  acc0[1] += w2 * u5.v[1];
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u6.v[0];
+  acc0[1] += w3 * u6.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
   const bool whole_group = x >= 1 && x + 2 <= nx - 1;
@@ -2528,54 +2469,12 @@ laplacian3d_f64_tuned2_kernel(
       if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
   }
-  if (y + 1 < ny - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc1[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1)
-          STENCIL_STORE(&out[site + sy + l], acc1[l]);
-    }
-  }
-  if (y + 2 < ny - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc2[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1)
-          STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-    }
-  }
-  if (y + 3 < ny - 1) {
-    if (whole_group) {
-      vec_t r;
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        r.v[l] = acc3[l];
-      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
-    } else {
-      STENCIL_UNROLL
-      for (int l = 0; l < 2; ++l)
-        if (x + l >= 1 && x + l < nx - 1)
-          STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-    }
-  }
 }
 
-/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 6)
 laplacian3d_f64_tuned2_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -2584,22 +2483,20 @@ laplacian3d_f64_tuned2_dot_kernel(
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along y, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along y inside the array, relative to this tile.
-    const int room = ny - 1 - y;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -2610,86 +2507,29 @@ laplacian3d_f64_tuned2_dot_kernel(
     const value_type w3 = -params.inv_hz2;
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2], acc1[2], acc2[2], acc3[2];
+    value_type acc0[2];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
     acc0[0] = w3 * u0.v[0];
     acc0[1] = w3 * u0.v[1];
-    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site + sy - sz);
-    acc1[0] = w3 * u1.v[0];
-    acc1[1] = w3 * u1.v[1];
-    const vec_t u2 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy - sz);
-    acc2[0] = w3 * u2.v[0];
-    acc2[1] = w3 * u2.v[1];
-    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy - sz);
-    acc3[0] = w3 * u3.v[0];
-    acc3[1] = w3 * u3.v[1];
-    const vec_t u4 = *reinterpret_cast<const vec_t *>(in + site - sy);
-    acc0[0] += w2 * u4.v[0];
-    acc0[1] += w2 * u4.v[1];
-    const value_type u5 = in[site + stencil::clamp_below(-1, -x)];
-    acc0[0] += w1 * u5;
-    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site);
-    acc0[0] += w0 * u6.v[0];
-    acc0[0] += w1 * u6.v[1];
-    acc0[1] += w0 * u6.v[1];
-    acc0[1] += w1 * u6.v[0];
-    acc1[0] += w2 * u6.v[0];
-    acc1[1] += w2 * u6.v[1];
-    const value_type u7 = in[site + stencil::clamp_above(2, xroom)];
-    acc0[1] += w1 * u7;
-    const value_type u8 = in[site + stencil::clamp_below(-1, -x) + sy];
-    acc1[0] += w1 * u8;
-    const vec_t u9 = *reinterpret_cast<const vec_t *>(in + site + sy);
-    acc0[0] += w2 * u9.v[0];
-    acc0[1] += w2 * u9.v[1];
-    acc1[0] += w0 * u9.v[0];
-    acc1[0] += w1 * u9.v[1];
-    acc1[1] += w0 * u9.v[1];
-    acc1[1] += w1 * u9.v[0];
-    acc2[0] += w2 * u9.v[0];
-    acc2[1] += w2 * u9.v[1];
-    const value_type u10 = in[site + stencil::clamp_above(2, xroom) + sy];
-    acc1[1] += w1 * u10;
-    const value_type u11 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy];
-    acc2[0] += w1 * u11;
-    const vec_t u12 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy);
-    acc1[0] += w2 * u12.v[0];
-    acc1[1] += w2 * u12.v[1];
-    acc2[0] += w0 * u12.v[0];
-    acc2[0] += w1 * u12.v[1];
-    acc2[1] += w0 * u12.v[1];
-    acc2[1] += w1 * u12.v[0];
-    acc3[0] += w2 * u12.v[0];
-    acc3[1] += w2 * u12.v[1];
-    const value_type u13 = in[site + stencil::clamp_above(2, xroom) + stencil::clamp_above(2, room) * sy];
-    acc2[1] += w1 * u13;
-    const value_type u14 = in[site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy];
-    acc3[0] += w1 * u14;
-    const vec_t u15 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy);
-    acc2[0] += w2 * u15.v[0];
-    acc2[1] += w2 * u15.v[1];
-    acc3[0] += w0 * u15.v[0];
-    acc3[0] += w1 * u15.v[1];
-    acc3[1] += w0 * u15.v[1];
-    acc3[1] += w1 * u15.v[0];
-    const value_type u16 = in[site + stencil::clamp_above(2, xroom) + stencil::clamp_above(3, room) * sy];
-    acc3[1] += w1 * u16;
-    const vec_t u17 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(4, room) * sy);
-    acc3[0] += w2 * u17.v[0];
-    acc3[1] += w2 * u17.v[1];
-    const vec_t u18 = *reinterpret_cast<const vec_t *>(in + site + sz);
-    acc0[0] += w3 * u18.v[0];
-    acc0[1] += w3 * u18.v[1];
-    const vec_t u19 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
-    acc1[0] += w3 * u19.v[0];
-    acc1[1] += w3 * u19.v[1];
-    const vec_t u20 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sy + sz);
-    acc2[0] += w3 * u20.v[0];
-    acc2[1] += w3 * u20.v[1];
-    const vec_t u21 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(3, room) * sy + sz);
-    acc3[0] += w3 * u21.v[0];
-    acc3[1] += w3 * u21.v[1];
+    const vec_t u1 = *reinterpret_cast<const vec_t *>(in + site - sy);
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const value_type u2 = in[site + stencil::clamp_below(-1, -x)];
+    acc0[0] += w1 * u2;
+    const vec_t u3 = *reinterpret_cast<const vec_t *>(in + site);
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    const value_type u4 = in[site + stencil::clamp_above(2, room)];
+    acc0[1] += w1 * u4;
+    const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
@@ -2712,74 +2552,11 @@ laplacian3d_f64_tuned2_dot_kernel(
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
     }
-    if (y + 1 < ny - 1) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sy);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
-          }
-      }
-    }
-    if (y + 2 < ny - 1) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c2 = *reinterpret_cast<const vec_t *>(in + site + 2 * sy);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc2[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
-          }
-      }
-    }
-    if (y + 3 < ny - 1) {
-      // The input at the group, read before any store for both branches.
-      const vec_t c3 = *reinterpret_cast<const vec_t *>(in + site + 3 * sy);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc3[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
-          }
-      }
-    }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 3-D dirichlet 7-point stencil; 22 loads and 4 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
@@ -2787,7 +2564,7 @@ laplacian3d_f64_tuned2_dot_kernel(
 /// next_direction (whose halo is not written) and, given a solution, adds the
 /// last step's alpha direction to it, and the sum is p' . out: the
 /// direction's own pass and x's update folded into the stencil.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS(256)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 6)
 laplacian3d_f64_tuned2_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -2801,12 +2578,12 @@ laplacian3d_f64_tuned2_fold_dot_kernel(
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 4 consecutive sites along y, each with
+  // This thread's first site; it updates 1 consecutive site along x, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + 4 * static_cast<int>(blockIdx.y * 2u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 2u + threadIdx.z);
+  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
+  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
   // The last step's alpha, for its x += alpha p (no x: none).
@@ -2817,10 +2594,8 @@ laplacian3d_f64_tuned2_fold_dot_kernel(
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along y inside the array, relative to this tile.
-    const int room = ny - 1 - y;
-    // Farthest site along x inside the array, relative to this group.
-    const int xroom = nx - 1 - x;
+    // Farthest row along x inside the array, relative to this tile.
+    const int room = nx - 1 - x;
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -2831,122 +2606,41 @@ laplacian3d_f64_tuned2_fold_dot_kernel(
     const value_type w3 = -params.inv_hz2;
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2], acc1[2], acc2[2], acc3[2];
+    value_type acc0[2];
     // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
         reinterpret_cast<const vec_t *>(direction + at0), beta);
     acc0[0] = w3 * u0.v[0];
     acc0[1] = w3 * u0.v[1];
-    const stencil::index_t at1 = site + sy - sz;
+    const stencil::index_t at1 = site - sy;
     const vec_t u1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at1),
         reinterpret_cast<const vec_t *>(direction + at1), beta);
-    acc1[0] = w3 * u1.v[0];
-    acc1[1] = w3 * u1.v[1];
-    const stencil::index_t at2 = site + stencil::clamp_above(2, room) * sy - sz;
-    const vec_t u2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at2),
-        reinterpret_cast<const vec_t *>(direction + at2), beta);
-    acc2[0] = w3 * u2.v[0];
-    acc2[1] = w3 * u2.v[1];
-    const stencil::index_t at3 = site + stencil::clamp_above(3, room) * sy - sz;
+    acc0[0] += w2 * u1.v[0];
+    acc0[1] += w2 * u1.v[1];
+    const stencil::index_t at2 = site + stencil::clamp_below(-1, -x);
+    const value_type u2 = in[at2] + beta * direction[at2];
+    acc0[0] += w1 * u2;
+    const stencil::index_t at3 = site;
     const vec_t u3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at3),
         reinterpret_cast<const vec_t *>(direction + at3), beta);
-    acc3[0] = w3 * u3.v[0];
-    acc3[1] = w3 * u3.v[1];
-    const stencil::index_t at4 = site - sy;
-    const vec_t u4 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at4),
-        reinterpret_cast<const vec_t *>(direction + at4), beta);
-    acc0[0] += w2 * u4.v[0];
-    acc0[1] += w2 * u4.v[1];
-    const stencil::index_t at5 = site + stencil::clamp_below(-1, -x);
-    const value_type u5 = in[at5] + beta * direction[at5];
-    acc0[0] += w1 * u5;
-    const stencil::index_t at6 = site;
+    acc0[0] += w0 * u3.v[0];
+    acc0[0] += w1 * u3.v[1];
+    acc0[1] += w0 * u3.v[1];
+    acc0[1] += w1 * u3.v[0];
+    const stencil::index_t at4 = site + stencil::clamp_above(2, room);
+    const value_type u4 = in[at4] + beta * direction[at4];
+    acc0[1] += w1 * u4;
+    const stencil::index_t at5 = site + sy;
+    const vec_t u5 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at5),
+        reinterpret_cast<const vec_t *>(direction + at5), beta);
+    acc0[0] += w2 * u5.v[0];
+    acc0[1] += w2 * u5.v[1];
+    const stencil::index_t at6 = site + sz;
     const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
         reinterpret_cast<const vec_t *>(direction + at6), beta);
-    acc0[0] += w0 * u6.v[0];
-    acc0[0] += w1 * u6.v[1];
-    acc0[1] += w0 * u6.v[1];
-    acc0[1] += w1 * u6.v[0];
-    acc1[0] += w2 * u6.v[0];
-    acc1[1] += w2 * u6.v[1];
-    const stencil::index_t at7 = site + stencil::clamp_above(2, xroom);
-    const value_type u7 = in[at7] + beta * direction[at7];
-    acc0[1] += w1 * u7;
-    const stencil::index_t at8 = site + stencil::clamp_below(-1, -x) + sy;
-    const value_type u8 = in[at8] + beta * direction[at8];
-    acc1[0] += w1 * u8;
-    const stencil::index_t at9 = site + sy;
-    const vec_t u9 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at9),
-        reinterpret_cast<const vec_t *>(direction + at9), beta);
-    acc0[0] += w2 * u9.v[0];
-    acc0[1] += w2 * u9.v[1];
-    acc1[0] += w0 * u9.v[0];
-    acc1[0] += w1 * u9.v[1];
-    acc1[1] += w0 * u9.v[1];
-    acc1[1] += w1 * u9.v[0];
-    acc2[0] += w2 * u9.v[0];
-    acc2[1] += w2 * u9.v[1];
-    const stencil::index_t at10 = site + stencil::clamp_above(2, xroom) + sy;
-    const value_type u10 = in[at10] + beta * direction[at10];
-    acc1[1] += w1 * u10;
-    const stencil::index_t at11 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(2, room) * sy;
-    const value_type u11 = in[at11] + beta * direction[at11];
-    acc2[0] += w1 * u11;
-    const stencil::index_t at12 = site + stencil::clamp_above(2, room) * sy;
-    const vec_t u12 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at12),
-        reinterpret_cast<const vec_t *>(direction + at12), beta);
-    acc1[0] += w2 * u12.v[0];
-    acc1[1] += w2 * u12.v[1];
-    acc2[0] += w0 * u12.v[0];
-    acc2[0] += w1 * u12.v[1];
-    acc2[1] += w0 * u12.v[1];
-    acc2[1] += w1 * u12.v[0];
-    acc3[0] += w2 * u12.v[0];
-    acc3[1] += w2 * u12.v[1];
-    const stencil::index_t at13 = site + stencil::clamp_above(2, xroom) + stencil::clamp_above(2, room) * sy;
-    const value_type u13 = in[at13] + beta * direction[at13];
-    acc2[1] += w1 * u13;
-    const stencil::index_t at14 = site + stencil::clamp_below(-1, -x) + stencil::clamp_above(3, room) * sy;
-    const value_type u14 = in[at14] + beta * direction[at14];
-    acc3[0] += w1 * u14;
-    const stencil::index_t at15 = site + stencil::clamp_above(3, room) * sy;
-    const vec_t u15 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at15),
-        reinterpret_cast<const vec_t *>(direction + at15), beta);
-    acc2[0] += w2 * u15.v[0];
-    acc2[1] += w2 * u15.v[1];
-    acc3[0] += w0 * u15.v[0];
-    acc3[0] += w1 * u15.v[1];
-    acc3[1] += w0 * u15.v[1];
-    acc3[1] += w1 * u15.v[0];
-    const stencil::index_t at16 = site + stencil::clamp_above(2, xroom) + stencil::clamp_above(3, room) * sy;
-    const value_type u16 = in[at16] + beta * direction[at16];
-    acc3[1] += w1 * u16;
-    const stencil::index_t at17 = site + stencil::clamp_above(4, room) * sy;
-    const vec_t u17 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at17),
-        reinterpret_cast<const vec_t *>(direction + at17), beta);
-    acc3[0] += w2 * u17.v[0];
-    acc3[1] += w2 * u17.v[1];
-    const stencil::index_t at18 = site + sz;
-    const vec_t u18 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at18),
-        reinterpret_cast<const vec_t *>(direction + at18), beta);
-    acc0[0] += w3 * u18.v[0];
-    acc0[1] += w3 * u18.v[1];
-    const stencil::index_t at19 = site + sy + sz;
-    const vec_t u19 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at19),
-        reinterpret_cast<const vec_t *>(direction + at19), beta);
-    acc1[0] += w3 * u19.v[0];
-    acc1[1] += w3 * u19.v[1];
-    const stencil::index_t at20 = site + stencil::clamp_above(2, room) * sy + sz;
-    const vec_t u20 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at20),
-        reinterpret_cast<const vec_t *>(direction + at20), beta);
-    acc2[0] += w3 * u20.v[0];
-    acc2[1] += w3 * u20.v[1];
-    const stencil::index_t at21 = site + stencil::clamp_above(3, room) * sy + sz;
-    const vec_t u21 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at21),
-        reinterpret_cast<const vec_t *>(direction + at21), beta);
-    acc3[0] += w3 * u21.v[0];
-    acc3[1] += w3 * u21.v[1];
+    acc0[0] += w3 * u6.v[0];
+    acc0[1] += w3 * u6.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
@@ -2979,102 +2673,6 @@ laplacian3d_f64_tuned2_fold_dot_kernel(
             solution[site + l] = xs0.v[l];
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
-    }
-    if (y + 1 < ny - 1) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sy),
-          reinterpret_cast<const vec_t *>(direction + site + sy), beta);
-      vec_t xs1 = {};
-      if (solution)
-        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sy),
-            reinterpret_cast<const vec_t *>(direction + site + sy), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc1[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sy), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sy), c1);
-        if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + sy) = xs1;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + sy + l], acc1[l]);
-            STENCIL_STORE(&next_direction[site + sy + l], c1.v[l]);
-            if (solution)
-              solution[site + sy + l] = xs1.v[l];
-            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
-          }
-      }
-    }
-    if (y + 2 < ny - 1) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c2 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 2 * sy),
-          reinterpret_cast<const vec_t *>(direction + site + 2 * sy), beta);
-      vec_t xs2 = {};
-      if (solution)
-        xs2 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 2 * sy),
-            reinterpret_cast<const vec_t *>(direction + site + 2 * sy), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc2[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 2 * sy), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 2 * sy), c2);
-        if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + 2 * sy) = xs2;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c2.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 2 * sy + l], acc2[l]);
-            STENCIL_STORE(&next_direction[site + 2 * sy + l], c2.v[l]);
-            if (solution)
-              solution[site + 2 * sy + l] = xs2.v[l];
-            dot += static_cast<double>(c2.v[l]) * static_cast<double>(acc2[l]);
-          }
-      }
-    }
-    if (y + 3 < ny - 1) {
-      // p' and x + alpha p at the group, read before any store for both branches.
-      const vec_t c3 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + 3 * sy),
-          reinterpret_cast<const vec_t *>(direction + site + 3 * sy), beta);
-      vec_t xs3 = {};
-      if (solution)
-        xs3 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + 3 * sy),
-            reinterpret_cast<const vec_t *>(direction + site + 3 * sy), alpha);
-      if (whole_group) {
-        vec_t r;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          r.v[l] = acc3[l];
-        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + 3 * sy), r);
-        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + 3 * sy), c3);
-        if (solution)
-          *reinterpret_cast<vec_t *>(solution + site + 3 * sy) = xs3;
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          dot += static_cast<double>(c3.v[l]) * static_cast<double>(r.v[l]);
-      } else {
-        STENCIL_UNROLL
-        for (int l = 0; l < 2; ++l)
-          if (x + l >= 1 && x + l < nx - 1) {
-            STENCIL_STORE(&out[site + 3 * sy + l], acc3[l]);
-            STENCIL_STORE(&next_direction[site + 3 * sy + l], c3.v[l]);
-            if (solution)
-              solution[site + 3 * sy + l] = xs3.v[l];
-            dot += static_cast<double>(c3.v[l]) * static_cast<double>(acc3[l]);
-          }
-      }
     }
   }
   stencil::block_sum(dot, partials);
@@ -3346,7 +2944,7 @@ stencil::Status apply_fold_dot_generic(void *out, void *next_direction,
 // Do not edit: change the spec and regenerate.
 //
 // 3-D 7-point negative Laplacian, double precision
-// Options: block 32x8x1, launch bounds 256 (at least 6 per SM), no tile, load order ascending, regular stores
+// Options: block 32x4x2, launch bounds 256 (at least 2 per SM), tile z x 2, load order ascending, regular stores
 //
 // This file compiles as HIP (hipcc), as CUDA (nvcc -x cu) and as plain C++
 // for the host backend: stencil/platform.hpp maps the few builtins it uses.
@@ -3359,8 +2957,8 @@ namespace stencilc_kernels {
 namespace laplacian3d_f64_tuned3 {
 namespace {
 
-/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 6)
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread.
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 2)
 laplacian3d_f64_tuned3_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -3368,19 +2966,21 @@ laplacian3d_f64_tuned3_kernel(
     const int ny,
     const int nz,
     const Params params) {
-  // This thread's first site; it updates 1 consecutive site along x, each with
+  // This thread's first site; it updates 2 consecutive sites along z, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   if (x >= nx - 1 || y >= ny - 1 || z >= nz - 1)
     return;
   const stencil::index_t sy = static_cast<stencil::index_t>(nx);
   const stencil::index_t sz = sy * ny;
   const stencil::index_t site = x + y * sy + z * sz;
-  // Farthest row along x inside the array, relative to this tile.
-  const int room = nx - 1 - x;
+  // Farthest row along z inside the array, relative to this tile.
+  const int room = nz - 1 - z;
+  // Farthest site along x inside the array, relative to this group.
+  const int xroom = nx - 1 - x;
   // Tap weights.
   const value_type w0 =
       static_cast<value_type>(2) * params.inv_hx2
@@ -3391,7 +2991,7 @@ laplacian3d_f64_tuned3_kernel(
   const value_type w3 = -params.inv_hz2;
   // A row's sites move 2 at a time.
   using vec_t = stencil::vec<value_type, 2>;
-  value_type acc0[2];
+  value_type acc0[2], acc1[2];
   // Each value is loaded once and feeds every site of the tile that needs it.
   const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
   acc0[0] = w3 * u0.v[0];
@@ -3406,14 +3006,33 @@ laplacian3d_f64_tuned3_kernel(
   acc0[0] += w1 * u3.v[1];
   acc0[1] += w0 * u3.v[1];
   acc0[1] += w1 * u3.v[0];
-  const value_type u4 = in[site + stencil::clamp_above(2, room)];
+  acc1[0] = w3 * u3.v[0];
+  acc1[1] = w3 * u3.v[1];
+  const value_type u4 = in[site + stencil::clamp_above(2, xroom)];
   acc0[1] += w1 * u4;
   const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
   acc0[0] += w2 * u5.v[0];
   acc0[1] += w2 * u5.v[1];
-  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
-  acc0[0] += w3 * u6.v[0];
-  acc0[1] += w3 * u6.v[1];
+  const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
+  acc1[0] += w2 * u6.v[0];
+  acc1[1] += w2 * u6.v[1];
+  const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
+  acc1[0] += w1 * u7;
+  const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
+  acc0[0] += w3 * u8.v[0];
+  acc0[1] += w3 * u8.v[1];
+  acc1[0] += w0 * u8.v[0];
+  acc1[0] += w1 * u8.v[1];
+  acc1[1] += w0 * u8.v[1];
+  acc1[1] += w1 * u8.v[0];
+  const value_type u9 = in[site + stencil::clamp_above(2, xroom) + sz];
+  acc1[1] += w1 * u9;
+  const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+  acc1[0] += w2 * u10.v[0];
+  acc1[1] += w2 * u10.v[1];
+  const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
+  acc1[0] += w3 * u11.v[0];
+  acc1[1] += w3 * u11.v[1];
   // Store the tile's sites that lie inside the update region.
   // Groups that lie wholly inside the update region store with one access.
   const bool whole_group = x >= 1 && x + 2 <= nx - 1;
@@ -3429,12 +3048,26 @@ laplacian3d_f64_tuned3_kernel(
       if (x + l >= 1 && x + l < nx - 1)
         STENCIL_STORE(&out[site + l], acc0[l]);
   }
+  if (z + 1 < nz - 1) {
+    if (whole_group) {
+      vec_t r;
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        r.v[l] = acc1[l];
+      STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+    } else {
+      STENCIL_UNROLL
+      for (int l = 0; l < 2; ++l)
+        if (x + l >= 1 && x + l < nx - 1)
+          STENCIL_STORE(&out[site + sz + l], acc1[l]);
+    }
+  }
 }
 
-/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 6)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 2)
 laplacian3d_f64_tuned3_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -3443,20 +3076,22 @@ laplacian3d_f64_tuned3_dot_kernel(
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 1 consecutive site along x, each with
+  // This thread's first site; it updates 2 consecutive sites along z, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   double dot = 0.0;
   // No early return: every thread of the block takes part in the sum.
   if (!(x >= nx - 1 || y >= ny - 1 || z >= nz - 1)) {
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along x inside the array, relative to this tile.
-    const int room = nx - 1 - x;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -3467,7 +3102,7 @@ laplacian3d_f64_tuned3_dot_kernel(
     const value_type w3 = -params.inv_hz2;
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2];
+    value_type acc0[2], acc1[2];
     // Each value is loaded once and feeds every site of the tile that needs it.
     const vec_t u0 = *reinterpret_cast<const vec_t *>(in + site - sz);
     acc0[0] = w3 * u0.v[0];
@@ -3482,14 +3117,33 @@ laplacian3d_f64_tuned3_dot_kernel(
     acc0[0] += w1 * u3.v[1];
     acc0[1] += w0 * u3.v[1];
     acc0[1] += w1 * u3.v[0];
-    const value_type u4 = in[site + stencil::clamp_above(2, room)];
+    acc1[0] = w3 * u3.v[0];
+    acc1[1] = w3 * u3.v[1];
+    const value_type u4 = in[site + stencil::clamp_above(2, xroom)];
     acc0[1] += w1 * u4;
     const vec_t u5 = *reinterpret_cast<const vec_t *>(in + site + sy);
     acc0[0] += w2 * u5.v[0];
     acc0[1] += w2 * u5.v[1];
-    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site + sz);
-    acc0[0] += w3 * u6.v[0];
-    acc0[1] += w3 * u6.v[1];
+    const vec_t u6 = *reinterpret_cast<const vec_t *>(in + site - sy + sz);
+    acc1[0] += w2 * u6.v[0];
+    acc1[1] += w2 * u6.v[1];
+    const value_type u7 = in[site + stencil::clamp_below(-1, -x) + sz];
+    acc1[0] += w1 * u7;
+    const vec_t u8 = *reinterpret_cast<const vec_t *>(in + site + sz);
+    acc0[0] += w3 * u8.v[0];
+    acc0[1] += w3 * u8.v[1];
+    acc1[0] += w0 * u8.v[0];
+    acc1[0] += w1 * u8.v[1];
+    acc1[1] += w0 * u8.v[1];
+    acc1[1] += w1 * u8.v[0];
+    const value_type u9 = in[site + stencil::clamp_above(2, xroom) + sz];
+    acc1[1] += w1 * u9;
+    const vec_t u10 = *reinterpret_cast<const vec_t *>(in + site + sy + sz);
+    acc1[0] += w2 * u10.v[0];
+    acc1[1] += w2 * u10.v[1];
+    const vec_t u11 = *reinterpret_cast<const vec_t *>(in + site + stencil::clamp_above(2, room) * sz);
+    acc1[0] += w3 * u11.v[0];
+    acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
@@ -3512,11 +3166,32 @@ laplacian3d_f64_tuned3_dot_kernel(
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
     }
+    if (z + 1 < nz - 1) {
+      // The input at the group, read before any store for both branches.
+      const vec_t c1 = *reinterpret_cast<const vec_t *>(in + site + sz);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sz + l], acc1[l]);
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
+      }
+    }
   }
   stencil::block_sum(dot, partials);
 }
 
-/// 3-D dirichlet 7-point stencil; 7 loads and 1 stores per thread. Also sums
+/// 3-D dirichlet 7-point stencil; 12 loads and 2 stores per thread. Also sums
 /// in . out over the stored sites: one partial per block, for CG's p^T A p
 /// without a second pass over the fields. Each of those loads reads `in` and
 /// `direction` as p' = in + beta direction (CG's next direction from the
@@ -3524,7 +3199,7 @@ laplacian3d_f64_tuned3_dot_kernel(
 /// next_direction (whose halo is not written) and, given a solution, adds the
 /// last step's alpha direction to it, and the sum is p' . out: the
 /// direction's own pass and x's update folded into the stencil.
-STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 6)
+STENCIL_GLOBAL void STENCIL_LAUNCH_BOUNDS_MIN(256, 2)
 laplacian3d_f64_tuned3_fold_dot_kernel(
     value_type *STENCIL_RESTRICT out,
     const value_type *STENCIL_RESTRICT in,
@@ -3538,12 +3213,12 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
     const int nz,
     const Params params,
     double *STENCIL_RESTRICT partials) {
-  // This thread's first site; it updates 1 consecutive site along x, each with
+  // This thread's first site; it updates 2 consecutive sites along z, each with
   // the 2 sites of an aligned group along x (halo sites among them are not
   // stored).
   const int x = 2 * static_cast<int>(blockIdx.x * 32u + threadIdx.x);
-  const int y = 1 + static_cast<int>(blockIdx.y * 8u + threadIdx.y);
-  const int z = 1 + static_cast<int>(blockIdx.z * 1u + threadIdx.z);
+  const int y = 1 + static_cast<int>(blockIdx.y * 4u + threadIdx.y);
+  const int z = 1 + 2 * static_cast<int>(blockIdx.z * 2u + threadIdx.z);
   // CG's beta: the solver keeps its scalars in device memory.
   const value_type beta = static_cast<value_type>(*beta_source);
   // The last step's alpha, for its x += alpha p (no x: none).
@@ -3554,8 +3229,10 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
     const stencil::index_t sy = static_cast<stencil::index_t>(nx);
     const stencil::index_t sz = sy * ny;
     const stencil::index_t site = x + y * sy + z * sz;
-    // Farthest row along x inside the array, relative to this tile.
-    const int room = nx - 1 - x;
+    // Farthest row along z inside the array, relative to this tile.
+    const int room = nz - 1 - z;
+    // Farthest site along x inside the array, relative to this group.
+    const int xroom = nx - 1 - x;
     // Tap weights.
     const value_type w0 =
         static_cast<value_type>(2) * params.inv_hx2
@@ -3566,7 +3243,7 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
     const value_type w3 = -params.inv_hz2;
     // A row's sites move 2 at a time.
     using vec_t = stencil::vec<value_type, 2>;
-    value_type acc0[2];
+    value_type acc0[2], acc1[2];
     // Each value of r and p is loaded once; p' = r + beta p feeds every site of the tile that needs it.
     const stencil::index_t at0 = site - sz;
     const vec_t u0 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at0),
@@ -3588,7 +3265,9 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
     acc0[0] += w1 * u3.v[1];
     acc0[1] += w0 * u3.v[1];
     acc0[1] += w1 * u3.v[0];
-    const stencil::index_t at4 = site + stencil::clamp_above(2, room);
+    acc1[0] = w3 * u3.v[0];
+    acc1[1] = w3 * u3.v[1];
+    const stencil::index_t at4 = site + stencil::clamp_above(2, xroom);
     const value_type u4 = in[at4] + beta * direction[at4];
     acc0[1] += w1 * u4;
     const stencil::index_t at5 = site + sy;
@@ -3596,11 +3275,36 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
         reinterpret_cast<const vec_t *>(direction + at5), beta);
     acc0[0] += w2 * u5.v[0];
     acc0[1] += w2 * u5.v[1];
-    const stencil::index_t at6 = site + sz;
+    const stencil::index_t at6 = site - sy + sz;
     const vec_t u6 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at6),
         reinterpret_cast<const vec_t *>(direction + at6), beta);
-    acc0[0] += w3 * u6.v[0];
-    acc0[1] += w3 * u6.v[1];
+    acc1[0] += w2 * u6.v[0];
+    acc1[1] += w2 * u6.v[1];
+    const stencil::index_t at7 = site + stencil::clamp_below(-1, -x) + sz;
+    const value_type u7 = in[at7] + beta * direction[at7];
+    acc1[0] += w1 * u7;
+    const stencil::index_t at8 = site + sz;
+    const vec_t u8 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at8),
+        reinterpret_cast<const vec_t *>(direction + at8), beta);
+    acc0[0] += w3 * u8.v[0];
+    acc0[1] += w3 * u8.v[1];
+    acc1[0] += w0 * u8.v[0];
+    acc1[0] += w1 * u8.v[1];
+    acc1[1] += w0 * u8.v[1];
+    acc1[1] += w1 * u8.v[0];
+    const stencil::index_t at9 = site + stencil::clamp_above(2, xroom) + sz;
+    const value_type u9 = in[at9] + beta * direction[at9];
+    acc1[1] += w1 * u9;
+    const stencil::index_t at10 = site + sy + sz;
+    const vec_t u10 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at10),
+        reinterpret_cast<const vec_t *>(direction + at10), beta);
+    acc1[0] += w2 * u10.v[0];
+    acc1[1] += w2 * u10.v[1];
+    const stencil::index_t at11 = site + stencil::clamp_above(2, room) * sz;
+    const vec_t u11 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + at11),
+        reinterpret_cast<const vec_t *>(direction + at11), beta);
+    acc1[0] += w3 * u11.v[0];
+    acc1[1] += w3 * u11.v[1];
     // Store the tile's sites that lie inside the update region.
     // Groups that lie wholly inside the update region store with one access.
     const bool whole_group = x >= 1 && x + 2 <= nx - 1;
@@ -3633,6 +3337,38 @@ laplacian3d_f64_tuned3_fold_dot_kernel(
             solution[site + l] = xs0.v[l];
           dot += static_cast<double>(c0.v[l]) * static_cast<double>(acc0[l]);
         }
+    }
+    if (z + 1 < nz - 1) {
+      // p' and x + alpha p at the group, read before any store for both branches.
+      const vec_t c1 = stencil::fold_direction(reinterpret_cast<const vec_t *>(in + site + sz),
+          reinterpret_cast<const vec_t *>(direction + site + sz), beta);
+      vec_t xs1 = {};
+      if (solution)
+        xs1 = stencil::plus_scaled(reinterpret_cast<const vec_t *>(solution + site + sz),
+            reinterpret_cast<const vec_t *>(direction + site + sz), alpha);
+      if (whole_group) {
+        vec_t r;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          r.v[l] = acc1[l];
+        STENCIL_STORE(reinterpret_cast<vec_t *>(out + site + sz), r);
+        STENCIL_STORE(reinterpret_cast<vec_t *>(next_direction + site + sz), c1);
+        if (solution)
+          *reinterpret_cast<vec_t *>(solution + site + sz) = xs1;
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          dot += static_cast<double>(c1.v[l]) * static_cast<double>(r.v[l]);
+      } else {
+        STENCIL_UNROLL
+        for (int l = 0; l < 2; ++l)
+          if (x + l >= 1 && x + l < nx - 1) {
+            STENCIL_STORE(&out[site + sz + l], acc1[l]);
+            STENCIL_STORE(&next_direction[site + sz + l], c1.v[l]);
+            if (solution)
+              solution[site + sz + l] = xs1.v[l];
+            dot += static_cast<double>(c1.v[l]) * static_cast<double>(acc1[l]);
+          }
+      }
     }
   }
   stencil::block_sum(dot, partials);
