@@ -554,8 +554,9 @@ TEST(CostModel, PlannerOnHeldOutSpecsNearTheH200SearchesBest) {
     // (74.6%); 1880 against 2072 on the Dirichlet lattice (90.7%). For 6
     // doubles its share is the best (2 a thread) but not its block and
     // resident minimum (91.5%). The best of every 4-D search had a minimum
-    // of 4 blocks of 128 threads, which the model counts as 512 resident
-    // threads at 128 registers and ranks low.
+    // of 4 resident blocks (of 128 threads but for two marches), which the
+    // model counts as fewer resident threads at more registers and ranks
+    // low.
     double least = 0.93;
     if (search.stencil == "h_lap4d_c6_f32")
       least = 0.74;
