@@ -332,7 +332,7 @@ const DeviceModel *chosenDevice() {
 /// fitted to stencils like `open`: its choice is printed but not compiled.
 void warnIfNotFitted(StringRef path, const StencilModel &open,
                      const DeviceModel &device) {
-  if (&device == knownDevices().front() || device.fitted(open))
+  if (&plannedFor(open, device) == &device)
     return;
   WithColor::warning(errs(), "stencilc")
       << path << ": the cost model of " << device.name << " was fitted to "
@@ -735,16 +735,13 @@ int runTune() {
   warnIfNotFitted(tuneSpec, *model, *device);
   // What generate compiles for that GPU: its own plan where its cost model
   // fits the spec, else the first device's (stencilc plan, DevicePlans.h).
-  const DeviceModel &plannedFor =
-      device == knownDevices().front() || device->fitted(*model)
-          ? *device
-          : *knownDevices().front();
+  const DeviceModel &compiledFor = plannedFor(*model, *device);
   const StencilModel open = *model;
   chooseOpenOptions(*model, *device);
   StencilModel generated = *model;
-  if (&plannedFor != device) {
+  if (&compiledFor != device) {
     generated = open;
-    chooseOpenOptions(generated, plannedFor);
+    chooseOpenOptions(generated, compiledFor);
   }
   if (tuneInner) {
     if (!model->hasInner) {
@@ -913,10 +910,10 @@ int runTune() {
   if (variants.size() > 1 && variants[1].pinned)
     outs() << "  second, " << variants[1].model.name
            << ": what the runtime runs at this size ("
-           << (runtime.fromCache ? runtime.what
-                                 : "without a tuning-cache entry, " +
-                                       runtime.what + ", as planned for " +
-                                       plannedFor.name)
+           << (runtime.fromCache
+                   ? runtime.what
+                   : "without a tuning-cache entry, " + runtime.what +
+                         ", as planned for " + compiledFor.name)
            << "): an entry must beat it\n";
   if (chosen < space)
     outs() << "  the first " << chosen << " of " << space

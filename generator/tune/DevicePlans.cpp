@@ -131,6 +131,12 @@ bool samePlannedKernels(const StencilModel &a, const StencilModel &b) {
          levelKey(innerKernelsModel(a)) == levelKey(innerKernelsModel(b));
 }
 
+const DeviceModel &plannedFor(const StencilModel &open,
+                              const DeviceModel &device) {
+  const DeviceModel &first = *knownDevices().front();
+  return &device == &first || device.fitted(open) ? device : first;
+}
+
 std::vector<DevicePlan> otherDevicePlans(const StencilModel &open,
                                          const StencilModel &chosen) {
   std::vector<DevicePlan> plans;

@@ -26,6 +26,14 @@
 
 namespace stencilc {
 
+/// The device whose choice of `open`'s options `generate` compiles for a
+/// GPU of `device`'s name: `device` itself where it is the first known
+/// device or its model was fitted to stencils like `open`
+/// (DeviceModel::fitted), else the first device, whose kernels then run
+/// there.
+const DeviceModel &plannedFor(const StencilModel &open,
+                              const DeviceModel &device);
+
 /// One device's choice of `open`'s options.
 struct DevicePlan {
   const DeviceModel *device = nullptr;

@@ -526,8 +526,7 @@ TEST(CostModel, PlannerOnHeldOutSpecsNearTheH200SearchesBest) {
     // for the H200 where its model fits the spec, else for the H100.
     StencilModel own = *written, generated = *written;
     chooseOpenOptions(own, device);
-    chooseOpenOptions(generated,
-                      device.fitted(*written) ? device : h100Device());
+    chooseOpenOptions(generated, plannedFor(*written, device));
     const std::vector<int> extents = parseSize(search.size);
     const RuntimeKernels runtime = kernelsRunAt(generated, extents, false);
     const std::vector<Variant> first =
