@@ -590,9 +590,9 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     tile.value = tileText(sitesMarch->options);
     const std::string marchedPerThread = views[3].value(marched);
     if (!perThread.written && perThread.value != marchedPerThread) {
-      perThread.reason = "a rule with the march (one vector of a site a "
-                         "tap); the cost model chose " +
-                         perThread.value + ": " + perThread.reason;
+      perThread.reason = "a rule with the march (" + sitesMarch->share +
+                         "); the cost model chose " + perThread.value + ": " +
+                         perThread.reason;
       perThread.value = marchedPerThread;
     }
   }
@@ -720,12 +720,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
     if (!note.written) {
       const int minimum = best->model.kernel.minBlocksPerSm;
       if (sitesMarch)
-        note.reason = "a rule with the march: " +
-                      std::to_string(sitesMarch->residentThreads) +
-                      " threads resident an SM, at most " +
-                      std::to_string(device.registersPerMultiprocessor /
-                                     sitesMarch->residentThreads) +
-                      " registers a thread on " + device.name +
+        note.reason = "a rule with the march: " + sitesMarch->minimum +
                       " (the cost model chose " + std::to_string(minimum) + ")";
       else if (minimum > 0)
         note.reason = "up to " + std::to_string(best->cost.registers) +

@@ -6,6 +6,7 @@
 #include "plan/ChooseOptions.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace stencilc {
 
@@ -34,6 +35,16 @@ int tapsAlongT(const StencilModel &m) {
   return count;
 }
 
+/// R, the taps' reach along the slowest axis (t) of a 4-D field: a march
+/// along t keeps a ring of 2R + 1 outputs a thread.
+int reachAlongT(const StencilModel &m) {
+  int reach = 0;
+  if (m.dims == 4)
+    for (const Tap &tap : m.taps)
+      reach = std::max(reach, std::abs(tap.offset[3]));
+  return reach;
+}
+
 /// The fewest threads a marching 4-D block holds where the planner chose
 /// the block. On an H200 at 64^3 x 128, laplacian4d_periodic's groups of 2
 /// marched at 3148-3276 GB/s with 128 threads, 3402-3415 with 256 and
@@ -51,6 +62,50 @@ constexpr int kMarchBlockThreads = 512;
 /// for the kernels of then (docs/results/h200-vector-march-gap.txt, call
 /// 8).
 constexpr int kMarchResidentThreads = 1024;
+
+/// 32-bit registers a multiprocessor holds (H100 and H200), which resident
+/// threads share.
+constexpr int kRegistersPerMultiprocessor = 65536;
+
+/// The most accumulator values (the ring's 2R + 1 outputs times the values
+/// a thread moves) a marching thread holds under that minimum's cap of 64
+/// registers; past it the march goes without a minimum. nvcc 13 (sm_90,
+/// block 32x4x2x1, no minimum) gives a ring of 3 sites of 6 floats (18
+/// values) 64 registers, of 3 sites of 10 floats or 5 of 6 floats (30) 72
+/// and 79; under the cap those two spill 8 and 80 bytes. On an H200 at
+/// 32^3 x 64 (one call of the tuner, docs/results/tune-h200-heldout-
+/// h_lap4d_c10_f32.json, h_star4d_c6_f32.json, h_lap4d_c6_f32.json) they
+/// marched at 2040 and 1583 GB/s with the minimum, 2510 and 1825 without;
+/// the 18 values at 2596 with it and 2152 without, at the same 64
+/// registers.
+constexpr int kMarchRingValues = 24;
+
+/// The values of a site a marching thread moves a tap: one vector where
+/// the spec writes that share or leaves it open and a vector moves 16 bytes;
+/// where it is open and a vector moves fewer, the fewest whole vectors that
+/// divide the site and move at least 16 bytes (a whole site of 6 floats).
+/// 0 where none fits. On an H200 (32^3 x 64, the tuner, one call a row;
+/// docs/results/tune-h200-heldout-h_lap4d_c*.json) whole sites of 6 floats
+/// marched at 2608 and 2686 GB/s where shares of one 8-byte vector marched
+/// at 2047 and 2144 (block 32x4x1x1, 1024 resident threads); whole sites
+/// of 10 floats (32x4x2x1, no minimum: kMarchRingValues) at 2510 and 2398
+/// where such shares (the same block, 1024 resident threads) marched at
+/// 2081 and 2042. Only whole sites were measured so; a share of several vectors
+/// short of a site (4 of 24 floats in vectors of 2) follows the 16 bytes
+/// that every 4-D search found fastest.
+int marchShare(const StencilModel &chosen) {
+  const KernelOptions &k = chosen.kernel;
+  const int width = k.vectorWidth;
+  if (chosen.componentsPerThread() == width && k.written.componentsPerThread)
+    return width;
+  if (k.written.componentsPerThread || width < 1 ||
+      chosen.components % width != 0)
+    return 0;
+  for (int share = width; share <= chosen.components; share += width)
+    if (chosen.components % share == 0 && share * chosen.elementBytes() >= 16)
+      return share;
+  return chosen.componentsPerThread() == width ? width : 0;
+}
 
 /// Marches `k` along the slowest of `dims` axes: one thread and a tile of
 /// one site along it. Where the planner chose the block (not
@@ -127,23 +182,28 @@ std::optional<MarchRule> marchingGroups(const StencilModel &grouped) {
 
 /// The spec's own kernels marching along t, by rule: for 4-D site-major
 /// float fields, in plain storage or in subdomains one site deep along t,
-/// whose chosen kernels move one vector of a site a tap
+/// where the spec leaves the tile, the launch bounds and the resident
+/// minimum open, on tori (the lattices measured; the single-component march
+/// lost on an all-Dirichlet one), whose chosen kernels move whole vectors of
+/// a site a tap. A thread moves marchShare's values: one vector a tap
 /// (components_per_thread equal to vector_width), which the march gathers
-/// a plane at a time (KernelPlan::gathersPlane), where the spec leaves the
-/// tile, the launch bounds and the resident minimum open, on tori (the
-/// lattices measured; the single-component march lost on an all-Dirichlet
-/// one). Where the spec leaves components_per_thread open and the vector
-/// moves 16 bytes, the march takes one vector a thread whatever the cost
-/// model chose. The minimum makes kMarchResidentThreads (for apply and
-/// the dot kernel: CG's fold kernel goes without it, planFoldPass); the
-/// threads along t move to z. On an H200 (stencil_bench, 32^3 x 64) the
-/// planner's kernels for the 24-float field so marched at 2978-3042 GB/s
-/// (docs/results/h200-4d-march-rule.txt) against 2689-2690 unmarched
-/// (docs/results/h200-vector-march-gap.txt, call 9); the subdomain
-/// field's (8x4x4x1) at 2934-2941 with 4 floats a thread, where its cost
-/// model's choice (8 floats a thread, tile y x 2) ran at 2417-2669 and the
-/// march with 8 floats a thread at 2030-2881 (docs/results/
-/// h200-sub-gathered-march.txt). Doubles keep the cost model's choice: the
+/// a plane at a time (KernelPlan::gathersPlane), where the spec writes that
+/// share or leaves it open and a vector moves 16 bytes; where it is open
+/// and a vector moves fewer, the fewest whole vectors that move 16 (a whole
+/// site of 6 floats), whatever the cost model chose. The minimum makes
+/// kMarchResidentThreads (for apply and the dot kernel: CG's fold kernel
+/// goes without it, planFoldPass) where the ring's accumulators fit its
+/// register cap (kMarchRingValues); the threads along t move to z. On an
+/// H200 (stencil_bench, 32^3 x 64) the planner's kernels for the 24-float
+/// field so marched at 2978-3042 GB/s (docs/results/h200-4d-march-rule.txt)
+/// against 2689-2690 unmarched (docs/results/h200-vector-march-gap.txt,
+/// call 9); the subdomain field's (8x4x4x1) at 2934-2941 with 4 floats a
+/// thread, where its cost model's choice (8 floats a thread, tile y x 2)
+/// ran at 2417-2669 and the march with 8 floats a thread at 2030-2881
+/// (docs/results/h200-sub-gathered-march.txt); tori of 6 floats a site
+/// (the tuner, one call: docs/results/tune-h200-heldout-h_lap4d_c6_f32*.json)
+/// at 2593-2608 with whole sites, where shares of one 8-byte vector
+/// marched at 2047-2103. Doubles keep the cost model's choice: the
 /// 12-double field's marched at 3024-3047 against 3022-3083 unmarched in
 /// earlier runs (docs/performance.md), no gain.
 std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
@@ -151,37 +211,71 @@ std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
   if (chosen.dims != 4 || chosen.components == 1 || k.written.tile ||
       k.written.march || k.written.launchBounds || k.written.minBlocksPerSm)
     return std::nullopt;
-  const bool oneVector = chosen.componentsPerThread() == k.vectorWidth ||
-                         (!k.written.componentsPerThread &&
-                          k.vectorWidth * chosen.elementBytes() == 16 &&
-                          chosen.components % k.vectorWidth == 0);
+  const int share = marchShare(chosen);
   // (Float specs have no inner precision, whose bfloat16 kernels could not
   // march.)
   const FieldLayout &l = chosen.layout;
   if (l.order != LayoutOrder::SiteMajor || l.evenOdd ||
       (l.hasSubdomains() && l.subdomain[3] != 1) || !chosen.allWrap() ||
-      chosen.precision != Precision::Float || k.vectorWidth < 2 || !oneVector ||
+      chosen.precision != Precision::Float || k.vectorWidth < 2 || !share ||
       tapsAlongT(chosen) == 0)
     return std::nullopt;
   StencilModel m = chosen;
   KernelOptions &marching = m.kernel;
-  marching.componentsPerThread = k.vectorWidth;
+  marching.componentsPerThread = share;
   marchAlongSlowestAxis(marching, m.dims, k.written.block);
   marching.launchBounds = marching.threadsPerBlock();
+  const int ring = 2 * reachAlongT(chosen) + 1;
+  const bool ringFitsCap = ring * share <= kMarchRingValues;
   marching.minBlocksPerSm =
-      std::max(1, kMarchResidentThreads / marching.threadsPerBlock());
+      ringFitsCap
+          ? std::max(1, kMarchResidentThreads / marching.threadsPerBlock())
+          : 0;
   if (!optionsAdmissible(m))
     return std::nullopt;
   MarchRule rule;
   rule.options = marching;
-  rule.residentThreads = marching.minBlocksPerSm * marching.threadsPerBlock();
-  rule.reason = "a thread moves one vector of " +
-                std::to_string(k.vectorWidth) +
-                " values a tap, gathered a plane at a time, with at least " +
-                std::to_string(marching.minBlocksPerSm) + " blocks (" +
-                std::to_string(rule.residentThreads) +
-                " threads) an SM; on an H200 the 24-float field's kernels so "
-                "marched 11-13% faster than unmarched";
+  const std::string values = std::to_string(share);
+  rule.share = share == k.vectorWidth
+                   ? "one vector of a site a tap"
+                   : values + " values a tap, the fewest whole vectors that "
+                              "move 16 bytes";
+  const std::string ringText =
+      "a ring of " + std::to_string(ring) + " outputs of " + values + " values";
+  if (ringFitsCap) {
+    rule.residentThreads = marching.minBlocksPerSm * marching.threadsPerBlock();
+    rule.minimum =
+        std::to_string(rule.residentThreads) +
+        " threads resident an SM, at most " +
+        std::to_string(kRegistersPerMultiprocessor / rule.residentThreads) +
+        " registers a thread, which hold " + ringText;
+  } else {
+    rule.minimum =
+        "none: " + ringText + " (" + std::to_string(ring * share) +
+        ") would not fit the " +
+        std::to_string(kRegistersPerMultiprocessor / kMarchResidentThreads) +
+        " registers a thread of " + std::to_string(kMarchResidentThreads) +
+        " resident threads (nvcc spilled such rings)";
+  }
+  rule.reason =
+      (share == k.vectorWidth
+           ? "a thread moves one vector of " + std::to_string(k.vectorWidth) +
+                 " values a tap, gathered a plane at a time"
+           : "a thread moves " + values + " values a tap (" +
+                 std::to_string(share * chosen.elementBytes()) +
+                 " bytes; a vector of " + std::to_string(k.vectorWidth) +
+                 " moves " +
+                 std::to_string(k.vectorWidth * chosen.elementBytes()) + ")") +
+      (ringFitsCap
+           ? ", with at least " + std::to_string(marching.minBlocksPerSm) +
+                 " blocks (" + std::to_string(rule.residentThreads) +
+                 " threads) an SM"
+           : ", without a resident minimum") +
+      (share == k.vectorWidth
+           ? "; on an H200 the 24-float field's kernels so marched 11-13% "
+             "faster than unmarched"
+           : "; on an H200 tori of 6 and 10 floats a site so marched 17-27% "
+             "faster than with shares of one vector");
   return rule;
 }
 

@@ -26,6 +26,10 @@ struct MarchRule {
   /// The threads a multiprocessor keeps resident by the rule's minimum of
   /// resident blocks; 0 where the rule sets no minimum.
   int residentThreads = 0;
+  /// The rule's words for its resident minimum and for the values a
+  /// thread moves (marchingVectorSites; empty where the rule leaves them).
+  std::string minimum;
+  std::string share;
 };
 
 /// The groups' kernels (`grouped`: the model with its groups of sites
@@ -37,7 +41,8 @@ std::optional<MarchRule> marchingGroups(const StencilModel &grouped);
 /// The spec's own kernels (`chosen`: the cost model's choice) marching
 /// along t, where the spec leaves the tile, the launch bounds and the
 /// resident minimum open: 4-D site-major float tori in plain storage whose
-/// threads move one vector of a site a tap.
+/// threads move whole vectors of a site a tap (one vector, or the fewest
+/// that move 16 bytes).
 std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen);
 
 } // namespace stencilc
