@@ -4,9 +4,10 @@
 // axis (kernel.march), so where the spec leaves the tile open the planner
 // marches by rule the kernels that measured faster marching on an H200:
 // the groups' kernels of some single-component fields (marchingGroups), and
-// the spec's own kernels of 4-D site-major float tori that move one vector
-// a tap (marchingVectorSites). Each rule returns the options it would run,
-// with its reason for `stencilc plan`, or none where it does not apply.
+// the spec's own kernels of 4-D site-major float tori that move whole
+// vectors a tap, at least 16 bytes where the share is open
+// (marchingVectorSites). Each rule returns the options it would run, with
+// its reason for `stencilc plan`, or none where it does not apply.
 //
 //===----------------------------------------------------------------------===//
 #ifndef STENCILC_PLAN_MARCHRULES_H
