@@ -88,6 +88,10 @@ constexpr int kMaxThreadsPerBlock = 1024;
 /// Threads resident per multiprocessor on the GPUs stencilc targets (2048
 /// on NVIDIA sm_70 and later; 2560 on gfx908/gfx90a CUs).
 constexpr int kMaxThreadsPerMultiprocessor = 2048;
+/// NVIDIA's register file per multiprocessor since sm_70 (H100, H200), in
+/// 32-bit words, which resident threads share; on AMD GPUs a minimum of
+/// resident blocks means waves per SIMD, another cap.
+constexpr int kRegistersPerMultiprocessor = 65536;
 constexpr int kMaxTileFactor = 64;
 constexpr int kMaxComponents = 256;
 

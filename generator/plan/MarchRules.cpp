@@ -63,10 +63,6 @@ constexpr int kMarchBlockThreads = 512;
 /// 8).
 constexpr int kMarchResidentThreads = 1024;
 
-/// 32-bit registers a multiprocessor holds (H100 and H200), which resident
-/// threads share.
-constexpr int kRegistersPerMultiprocessor = 65536;
-
 /// The most accumulator values (the ring's 2R + 1 outputs times the values
 /// a thread moves) a marching thread holds under that minimum's cap of 64
 /// registers; past it the march goes without a minimum. nvcc 13 (sm_90,

@@ -142,7 +142,7 @@ std::vector<DevicePlan> otherDevicePlans(const StencilModel &open,
   std::vector<DevicePlan> plans;
   const std::vector<const DeviceModel *> &devices = knownDevices();
   for (size_t i = 1; i < devices.size(); ++i) {
-    if (!devices[i]->fitted(open))
+    if (&plannedFor(open, *devices[i]) != devices[i])
       continue;
     StencilModel m = open;
     chooseOpenOptions(m, *devices[i]);

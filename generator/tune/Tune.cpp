@@ -92,9 +92,6 @@ void warnStale(raw_ostream &warnings, StringRef cachePath,
 /// The register cap of one resident block at least: all a thread may
 /// address.
 constexpr int kMostRegisters = 255;
-/// NVIDIA's register file per multiprocessor since sm_70, in 32-bit words;
-/// on AMD GPUs the same minimum of blocks means waves per SIMD, another cap.
-constexpr int kRegistersPerMultiprocessor = 65536;
 
 /// The variants to time, in the order added: each named NAME_tNNN by its
 /// place, a repeat of an earlier one (the same summary) dropped, at most
