@@ -54,6 +54,10 @@ const DeviceModel &h200Device() {
     d.fittedDims = 3;
     d.fittedVectorFields = false;
     d.fittedLinks = false;
+    // Not fitted to vector fields, the H200 runs the H100's choice for
+    // them, with its own rule for unmarched site-major kernels
+    // (plan/DeviceRules.cpp).
+    d.vectorSiteResidentThreads = 512;
     return d;
   }();
   return device;

@@ -128,6 +128,11 @@ struct DeviceModel {
   /// L2 is not, blocks and tiles of the same predicted latency measured
   /// 3-6% apart at 512^3, in the order of their L2 bytes.
   double l2Overlap = 0;
+  /// A rule of this device for stencils its constants were not fitted to
+  /// (plan/DeviceRules.h): the threads a multiprocessor keeps resident for
+  /// the first device's kernels of 4-D site-major vector fields that do not
+  /// march; 0 for none.
+  int vectorSiteResidentThreads = 0;
   /// The stencils whose choices the constants were fitted to and checked
   /// on: of this many dimensions (0: any), and vector fields (several
   /// components a site) and link stencils or not. Elsewhere the planner

@@ -76,33 +76,6 @@ constexpr int kMarchResidentThreads = 1024;
 /// registers.
 constexpr int kMarchRingValues = 24;
 
-/// The values of a site a marching thread moves a tap: one vector where
-/// the spec writes that share or leaves it open and a vector moves 16 bytes;
-/// where it is open and a vector moves fewer, the fewest whole vectors that
-/// divide the site and move at least 16 bytes (a whole site of 6 floats).
-/// 0 where none fits. On an H200 (32^3 x 64, the tuner, one call a row;
-/// docs/results/tune-h200-heldout-h_lap4d_c*.json) whole sites of 6 floats
-/// marched at 2608 and 2686 GB/s where shares of one 8-byte vector marched
-/// at 2047 and 2144 (block 32x4x1x1, 1024 resident threads); whole sites
-/// of 10 floats (32x4x2x1, no minimum: kMarchRingValues) at 2510 and 2398
-/// where such shares (the same block, 1024 resident threads) marched at
-/// 2081 and 2042. Only whole sites were measured so; a share of several vectors
-/// short of a site (4 of 24 floats in vectors of 2) follows the 16 bytes
-/// that every 4-D search found fastest.
-int marchShare(const StencilModel &chosen) {
-  const KernelOptions &k = chosen.kernel;
-  const int width = k.vectorWidth;
-  if (chosen.componentsPerThread() == width && k.written.componentsPerThread)
-    return width;
-  if (k.written.componentsPerThread || width < 1 ||
-      chosen.components % width != 0)
-    return 0;
-  for (int share = width; share <= chosen.components; share += width)
-    if (chosen.components % share == 0 && share * chosen.elementBytes() >= 16)
-      return share;
-  return chosen.componentsPerThread() == width ? width : 0;
-}
-
 /// Marches `k` along the slowest of `dims` axes: one thread and a tile of
 /// one site along it. Where the planner chose the block (not
 /// `blockWritten`), its threads along that axis move to the axis before.
@@ -118,6 +91,30 @@ void marchAlongSlowestAxis(KernelOptions &k, int dims, bool blockWritten) {
 }
 
 } // namespace
+
+/// Measured for the march: on an H200 (32^3 x 64, the
+/// tuner, one call a row; docs/results/tune-h200-heldout-h_lap4d_c*.json)
+/// whole sites of 6 floats marched at 2608 and 2686 GB/s where shares of
+/// one 8-byte vector marched at 2047 and 2144 (block 32x4x1x1, 1024
+/// resident threads); whole sites of 10 floats (32x4x2x1, no minimum:
+/// kMarchRingValues) at 2510 and 2398 where such shares (the same block,
+/// 1024 resident threads) marched at 2081 and 2042. Only whole sites were
+/// measured so; a share of several vectors short of a site (4 of 24 floats
+/// in vectors of 2) follows the 16 bytes that every 4-D search found
+/// fastest.
+int wholeVectorShare(const StencilModel &chosen) {
+  const KernelOptions &k = chosen.kernel;
+  const int width = k.vectorWidth;
+  if (chosen.componentsPerThread() == width && k.written.componentsPerThread)
+    return width;
+  if (k.written.componentsPerThread || width < 1 ||
+      chosen.components % width != 0)
+    return 0;
+  for (int share = width; share <= chosen.components; share += width)
+    if (chosen.components % share == 0 && share * chosen.elementBytes() >= 16)
+      return share;
+  return chosen.componentsPerThread() == width ? width : 0;
+}
 
 /// The groups' kernel marching along the slowest axis, by rule rather than
 /// by the cost model, which does not weigh the march, where the spec leaves
@@ -181,7 +178,7 @@ std::optional<MarchRule> marchingGroups(const StencilModel &grouped) {
 /// where the spec leaves the tile, the launch bounds and the resident
 /// minimum open, on tori (the lattices measured; the single-component march
 /// lost on an all-Dirichlet one), whose chosen kernels move whole vectors of
-/// a site a tap. A thread moves marchShare's values: one vector a tap
+/// a site a tap. A thread moves wholeVectorShare's values: one vector a tap
 /// (components_per_thread equal to vector_width), which the march gathers
 /// a plane at a time (KernelPlan::gathersPlane), where the spec writes that
 /// share or leaves it open and a vector moves 16 bytes; where it is open
@@ -207,7 +204,7 @@ std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
   if (chosen.dims != 4 || chosen.components == 1 || k.written.tile ||
       k.written.march || k.written.launchBounds || k.written.minBlocksPerSm)
     return std::nullopt;
-  const int share = marchShare(chosen);
+  const int share = wholeVectorShare(chosen);
   // (Float specs have no inner precision, whose bfloat16 kernels could not
   // march.)
   const FieldLayout &l = chosen.layout;

@@ -46,6 +46,14 @@ std::optional<MarchRule> marchingGroups(const StencilModel &grouped);
 /// that move 16 bytes).
 std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen);
 
+/// The values of a site a thread moves a tap, for the march and the H200's
+/// rule for unmarched vector sites (DeviceRules.h): one vector where the
+/// spec writes that share or leaves it open and a vector moves 16 bytes;
+/// where it is open and a vector moves fewer, the fewest whole vectors that
+/// divide the site and move at least 16 bytes (a whole site of 6 floats in
+/// vectors of 2). 0 where none fits.
+int wholeVectorShare(const StencilModel &chosen);
+
 } // namespace stencilc
 
 #endif

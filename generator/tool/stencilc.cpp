@@ -338,7 +338,8 @@ void warnIfNotFitted(StringRef path, const StencilModel &open,
       << path << ": the cost model of " << device.name << " was fitted to "
       << device.fittedText() << ", not to " << open.name
       << "; its choice is not compiled, and on that GPU the kernels planned "
-      << "for " << knownDevices().front()->name << " run\n";
+      << "for " << knownDevices().front()->name << " run, changed by its "
+      << "own rules where they apply (shown)\n";
 }
 
 int runPlan() {
@@ -359,12 +360,22 @@ int runPlan() {
     // shown with it, not with one another's.
     const StencilModel open = *model;
     warnIfNotFitted(path, open, *device);
-    // Another GPU's kernels print under the names they are compiled as.
-    if (device != knownDevices().front() && device->fitted(open)) {
+    // Another GPU's kernels print under the names they are compiled as:
+    // named before the choice where its own model chooses (its notes name
+    // its groups' and fold pass's kernels), after it where the first
+    // device's choice runs there changed by its rules (which keep the
+    // fold pass and its name).
+    const DeviceModel &first = *knownDevices().front();
+    auto nameForDevice = [&] {
       model->name += "_" + device->tag;
       model->deviceTag = device->tag;
-    }
-    chooseOpenOptions(*model, *device);
+    };
+    if (device != &first && device->fitted(open))
+      nameForDevice();
+    *model = plannedModel(*model, *device);
+    if (device != &first && !device->fitted(open) &&
+        !samePlannedKernels(*model, plannedModel(open, first)))
+      nameForDevice();
     std::vector<DeviceChoice> others;
     if (device == knownDevices().front())
       for (const DevicePlan &plan : otherDevicePlans(open, *model))
@@ -734,15 +745,18 @@ int runTune() {
   // first variant.
   warnIfNotFitted(tuneSpec, *model, *device);
   // What generate compiles for that GPU: its own plan where its cost model
-  // fits the spec, else the first device's (stencilc plan, DevicePlans.h).
-  const DeviceModel &compiledFor = plannedFor(*model, *device);
+  // fits the spec, else the first device's with its rules (stencilc plan,
+  // DevicePlans.h).
   const StencilModel open = *model;
   chooseOpenOptions(*model, *device);
-  StencilModel generated = *model;
-  if (&compiledFor != device) {
-    generated = open;
-    chooseOpenOptions(generated, compiledFor);
-  }
+  StencilModel generated = plannedModel(open, *device);
+  const DeviceModel &planner = plannedFor(open, *device);
+  StencilModel plannersChoice = open;
+  chooseOpenOptions(plannersChoice, planner);
+  const std::string compiledFor =
+      &planner == device || samePlannedKernels(generated, plannersChoice)
+          ? planner.name
+          : planner.name + " with " + device->name + "'s rules";
   if (tuneInner) {
     if (!model->hasInner) {
       WithColor::error(errs(), "stencilc")
@@ -913,7 +927,7 @@ int runTune() {
            << (runtime.fromCache
                    ? runtime.what
                    : "without a tuning-cache entry, " + runtime.what +
-                         ", as planned for " + compiledFor.name)
+                         ", as planned for " + compiledFor)
            << "): an entry must beat it\n";
   if (chosen < space)
     outs() << "  the first " << chosen << " of " << space

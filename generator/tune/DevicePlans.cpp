@@ -131,21 +131,12 @@ bool samePlannedKernels(const StencilModel &a, const StencilModel &b) {
          levelKey(innerKernelsModel(a)) == levelKey(innerKernelsModel(b));
 }
 
-const DeviceModel &plannedFor(const StencilModel &open,
-                              const DeviceModel &device) {
-  const DeviceModel &first = *knownDevices().front();
-  return &device == &first || device.fitted(open) ? device : first;
-}
-
 std::vector<DevicePlan> otherDevicePlans(const StencilModel &open,
                                          const StencilModel &chosen) {
   std::vector<DevicePlan> plans;
   const std::vector<const DeviceModel *> &devices = knownDevices();
   for (size_t i = 1; i < devices.size(); ++i) {
-    if (&plannedFor(open, *devices[i]) != devices[i])
-      continue;
-    StencilModel m = open;
-    chooseOpenOptions(m, *devices[i]);
+    StencilModel m = plannedModel(open, *devices[i]);
     if (!samePlannedKernels(m, chosen))
       plans.push_back({devices[i], std::move(m)});
   }

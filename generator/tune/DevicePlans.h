@@ -8,7 +8,9 @@
 // compiled beside the spec's kernels as planner variants for that device
 // alone, NAME_<tag> (and NAME_<tag>_xW, NAME_<tag>_fold, and the inner
 // precision's NAME_inner_<tag>...), which the runtime picks on a GPU of that
-// name (stencil/tuning.hpp).
+// name (stencil/tuning.hpp). A device whose model was not fitted to the
+// stencil runs the first device's choice, changed by its own rules where
+// they apply (plan/DeviceRules.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef STENCILC_TUNE_DEVICEPLANS_H
@@ -17,6 +19,7 @@
 #include "check/Model.h"
 #include "emit/Emit.h"
 #include "plan/CostModel.h"
+#include "plan/DeviceRules.h"
 #include "plan/Plan.h"
 
 #include "llvm/Support/Error.h"
@@ -26,25 +29,18 @@
 
 namespace stencilc {
 
-/// The device whose choice of `open`'s options `generate` compiles for a
-/// GPU of `device`'s name: `device` itself where it is the first known
-/// device or its model was fitted to stencils like `open`
-/// (DeviceModel::fitted), else the first device, whose kernels then run
-/// there.
-const DeviceModel &plannedFor(const StencilModel &open,
-                              const DeviceModel &device);
-
 /// One device's choice of `open`'s options.
 struct DevicePlan {
   const DeviceModel *device = nullptr;
   StencilModel model; ///< open with the options chosen on `device`
 };
 
-/// The planner's choice on every known device after the first whose model
-/// was fitted to stencils like `open` (DeviceModel::fitted) and whose
-/// planned kernels differ from `chosen` (`open` with the first device's
-/// choice): `open` is the model before any choice. Empty where the spec
-/// leaves no option open or every such device chooses the same.
+/// The planner's choice (plannedModel) on every known device after the
+/// first whose planned kernels differ from `chosen` (`open` with the first
+/// device's choice): its own model's choice where it was fitted to
+/// stencils like `open` (DeviceModel::fitted), else the first device's
+/// with its rules. `open` is the model before any choice. Empty where the
+/// spec leaves no option open or every device compiles the same.
 std::vector<DevicePlan> otherDevicePlans(const StencilModel &open,
                                          const StencilModel &chosen);
 

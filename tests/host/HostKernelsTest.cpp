@@ -10,6 +10,7 @@
 
 #include "check/Check.h"
 #include "plan/ChooseOptions.h"
+#include "plan/DeviceRules.h"
 
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -28,7 +29,8 @@ using namespace stencilc::testing;
 namespace {
 
 /// The model as `stencilc generate` makes it: checked, then the kernel
-/// options the spec leaves open chosen by the planner (for `device`).
+/// options the spec leaves open chosen by the planner (for `device`: its
+/// own choice, or the first device's with its rules, plannedModel).
 StencilModel loadModel(const std::string &path,
                        const DeviceModel &device = *knownDevices().front()) {
   llvm::SourceMgr sourceMgr;
@@ -40,8 +42,7 @@ StencilModel loadModel(const std::string &path,
   EXPECT_TRUE(model.has_value()) << output;
   if (!model)
     return StencilModel();
-  chooseOpenOptions(*model, device);
-  return *model;
+  return plannedModel(*model, device);
 }
 
 /// Another GPU's planner kernels (tune/DevicePlans.h): the spec with that
