@@ -1,4 +1,4 @@
-//===- DeviceRules.cpp - A GPU's rules where its model is unfit -------===//
+//===- DeviceRules.cpp - A GPU's rules where its model is unfit -----------===//
 
 #include "plan/DeviceRules.h"
 

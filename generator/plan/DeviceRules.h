@@ -1,4 +1,4 @@
-//===- DeviceRules.h - A GPU's rules where its model is unfit --*- C++ -*-===//
+//===- DeviceRules.h - A GPU's rules where its model is unfit ---*- C++ -*-===//
 //
 // A known GPU whose cost model was not fitted to a stencil
 // (DeviceModel::fitted) runs the first device's choice of the stencil's open

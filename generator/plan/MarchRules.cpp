@@ -65,8 +65,8 @@ constexpr int kMarchResidentThreads = 1024;
 
 /// The most accumulator values (the ring's 2R + 1 outputs times the values
 /// a thread moves) a marching thread holds under that minimum's cap of 64
-/// registers; past it the march goes without a minimum. nvcc 13 (sm_90,
-/// block 32x4x2x1, no minimum) gives a ring of 3 sites of 6 floats (18
+/// registers; past it the march keeps kMarchWideRingResidentThreads. nvcc 13
+/// (sm_90, block 32x4x2x1, no minimum) gives a ring of 3 sites of 6 floats (18
 /// values) 64 registers, of 3 sites of 10 floats or 5 of 6 floats (30) 72
 /// and 79; under the cap those two spill 8 and 80 bytes. On an H200 at
 /// 32^3 x 64 (one call of the tuner, docs/results/tune-h200-heldout-
@@ -75,6 +75,18 @@ constexpr int kMarchResidentThreads = 1024;
 /// the 18 values at 2596 with it and 2152 without, at the same 64
 /// registers.
 constexpr int kMarchRingValues = 24;
+
+/// The threads an SM keeps resident for a march whose ring is past
+/// kMarchRingValues: half as many, at most 128 registers a thread. On an
+/// H200 at 32^3 x 64 (one call of the tuner, docs/results/tune-h200-
+/// heldout-*-marchmins.json) five such tori marched with it (blocks of 256,
+/// 2 an SM) against none (the rule of before): 1806 -> 1962 GB/s (the
+/// 17-point star, 6 floats: 30 values), 1684 -> 1759 (the star, 10 floats:
+/// 50), 1320 -> 1499 (14 floats: 42), 1370 -> 1451 (a 25-point star, 4
+/// floats: 28), +4.5 to +13.5%, and 2402 -> 2177 (10 floats: 30), -9.3%;
+/// 3 an SM moved them by -8.4 to +8.6%. With it the worst of the five ran
+/// at 89.8% of its search's best, without at 84.4%.
+constexpr int kMarchWideRingResidentThreads = 512;
 
 /// Marches `k` along the slowest of `dims` axes: one thread and a tile of
 /// one site along it. Where the planner chose the block (not
@@ -186,7 +198,8 @@ std::optional<MarchRule> marchingGroups(const StencilModel &grouped) {
 /// site of 6 floats), whatever the cost model chose. The minimum makes
 /// kMarchResidentThreads (for apply and the dot kernel: CG's fold kernel
 /// goes without it, planFoldPass) where the ring's accumulators fit its
-/// register cap (kMarchRingValues); the threads along t move to z. On an
+/// register cap (kMarchRingValues), else kMarchWideRingResidentThreads;
+/// the threads along t move to z. On an
 /// H200 (stencil_bench, 32^3 x 64) the planner's kernels for the 24-float
 /// field so marched at 2978-3042 GB/s (docs/results/h200-4d-march-rule.txt)
 /// against 2689-2690 unmarched (docs/results/h200-vector-march-gap.txt,
@@ -220,10 +233,9 @@ std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
   marching.launchBounds = marching.threadsPerBlock();
   const int ring = 2 * reachAlongT(chosen) + 1;
   const bool ringFitsCap = ring * share <= kMarchRingValues;
-  marching.minBlocksPerSm =
-      ringFitsCap
-          ? std::max(1, kMarchResidentThreads / marching.threadsPerBlock())
-          : 0;
+  const int resident =
+      ringFitsCap ? kMarchResidentThreads : kMarchWideRingResidentThreads;
+  marching.minBlocksPerSm = std::max(1, resident / marching.threadsPerBlock());
   if (!optionsAdmissible(m))
     return std::nullopt;
   MarchRule rule;
@@ -235,21 +247,20 @@ std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
                               "move 16 bytes";
   const std::string ringText =
       "a ring of " + std::to_string(ring) + " outputs of " + values + " values";
-  if (ringFitsCap) {
-    rule.residentThreads = marching.minBlocksPerSm * marching.threadsPerBlock();
-    rule.minimum =
-        std::to_string(rule.residentThreads) +
-        " threads resident an SM, at most " +
-        std::to_string(kRegistersPerMultiprocessor / rule.residentThreads) +
-        " registers a thread, which hold " + ringText;
-  } else {
-    rule.minimum =
-        "none: " + ringText + " (" + std::to_string(ring * share) +
-        ") would not fit the " +
+  rule.residentThreads = marching.minBlocksPerSm * marching.threadsPerBlock();
+  rule.minimum =
+      std::to_string(rule.residentThreads) +
+      " threads resident an SM, at most " +
+      std::to_string(kRegistersPerMultiprocessor / rule.residentThreads) +
+      " registers a thread, which hold " + ringText;
+  if (!ringFitsCap)
+    rule.minimum +=
+        " (" + std::to_string(ring * share) + " values, past the " +
         std::to_string(kRegistersPerMultiprocessor / kMarchResidentThreads) +
         " registers a thread of " + std::to_string(kMarchResidentThreads) +
-        " resident threads (nvcc spilled such rings)";
-  }
+        " resident threads, where nvcc spilled such rings; on an H200 such "
+        "marches ran 4.5-13.5% faster with this minimum than without in four "
+        "fields of five, 9.3% slower in one)";
   rule.reason =
       (share == k.vectorWidth
            ? "a thread moves one vector of " + std::to_string(k.vectorWidth) +
@@ -259,11 +270,8 @@ std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
                  " bytes; a vector of " + std::to_string(k.vectorWidth) +
                  " moves " +
                  std::to_string(k.vectorWidth * chosen.elementBytes()) + ")") +
-      (ringFitsCap
-           ? ", with at least " + std::to_string(marching.minBlocksPerSm) +
-                 " blocks (" + std::to_string(rule.residentThreads) +
-                 " threads) an SM"
-           : ", without a resident minimum") +
+      ", with at least " + std::to_string(marching.minBlocksPerSm) +
+      " blocks (" + std::to_string(rule.residentThreads) + " threads) an SM" +
       (share == k.vectorWidth
            ? "; on an H200 the 24-float field's kernels so marched 11-13% "
              "faster than unmarched"
