@@ -745,8 +745,8 @@ int runTune() {
   // first variant.
   warnIfNotFitted(tuneSpec, *model, *device);
   // What generate compiles for that GPU: its own plan where its cost model
-  // fits the spec, else the first device's with its rules (stencilc plan,
-  // DevicePlans.h).
+  // fits the spec, else the first device's with its rules (plannedModel,
+  // plan/DeviceRules.h).
   const StencilModel open = *model;
   chooseOpenOptions(*model, *device);
   StencilModel generated = plannedModel(open, *device);

@@ -32,7 +32,7 @@ namespace stencilc {
 /// One device's choice of `open`'s options.
 struct DevicePlan {
   const DeviceModel *device = nullptr;
-  StencilModel model; ///< open with the options chosen on `device`
+  StencilModel model; ///< open as plannedModel plans it for `device`
 };
 
 /// The planner's choice (plannedModel) on every known device after the
