@@ -46,8 +46,13 @@ void noteRule(StencilModel &m, const std::string &option,
 
 /// Where the rule applies: 4-D fields of several values a site in plain
 /// site-major storage (not even/odd, no subdomains), without links or an
-/// inner precision, whose kernels do not march or stage and leave the
-/// launch bounds and the resident minimum open. The H100's choice for them
+/// inner precision, whose kernels move vectors of 2 or 4 values, do not
+/// march or stage and leave the launch bounds and the resident minimum
+/// open. Single values a load were measured worse with it: whole 6-float
+/// sites so with 4 blocks an SM at 1652-1660 GB/s against 1780-1786 for
+/// the H100's 2 floats a thread, and the minimum alone 0.5-3% slower
+/// (docs/results/tune-h200-heldout-h_lap4d_c6_f32_dirichlet.json). The
+/// H100's choice for them
 /// gives blocks of 128 or 256 threads no minimum and, for 6 values a site,
 /// shares of one 8-byte vector (a float site over 3 threads).
 ///
@@ -59,23 +64,25 @@ void noteRule(StencilModel &m, const std::string &option,
 /// 2840 and 1506, 4.6-10.2% faster (90.7, 91.5 and 90.9% of each search's
 /// best before; 100, 95.8 and 96.9% after). A second call timed both side
 /// by side: 1814 -> 1983, 2664 -> 2840, 1377 -> 1435 (+9.3, +6.6, +4.2%;
-/// the same files' -rule.json). Over
-/// every held-out 4-D search, 512 resident threads (minimum 4) gained in
-/// 199 of 264 pairs of unmarched 128-thread kernels otherwise the same,
-/// median +2.3%: nvcc then issues a thread's loads before its sums (12 of
+/// the same files' -rule.json). Over the held-out 4-D searches of
+/// 2026-12-02 before these (no -rule or -marchmins), 512 resident threads
+/// (minimum 4) gained in 199 of 264 pairs of unmarched 128-thread kernels
+/// otherwise the same, median +2.3%: nvcc then issues a thread's loads
+/// before its sums (12 of
 /// 48 outstanding in 44 registers without, all 48 in 110 with;
 /// docs/results/sass-loads-outstanding-sm90.txt). The exceptions: whole
 /// sites of 10 floats lost 3-6% with it (unmarched; the H100's choice for
-/// them moves 8-byte shares, which gained 1-4%).
+/// them moves 8-byte shares, which gained 1-4%, and whole sites with the
+/// minimum still ran 5-8% faster than those without it).
 std::optional<DeviceRule> residentVectorSites(const StencilModel &chosen,
                                               const DeviceModel &device) {
   const KernelOptions &k = chosen.kernel;
   const int resident = device.vectorSiteResidentThreads;
   if (resident == 0 || chosen.dims != 4 || chosen.components == 1 ||
       !chosen.layout.isPlain() || chosen.hasLinkTaps() || chosen.hasInner ||
-      k.march || k.staging != Staging::Registers || k.written.launchBounds ||
-      k.written.minBlocksPerSm || k.minBlocksPerSm != 0 ||
-      k.threadsPerBlock() > resident ||
+      k.vectorWidth < 2 || k.march || k.staging != Staging::Registers ||
+      k.written.launchBounds || k.written.minBlocksPerSm ||
+      k.minBlocksPerSm != 0 || k.threadsPerBlock() > resident ||
       chosen.components * chosen.elementBytes() > kRuleSiteBytes)
     return std::nullopt;
   StencilModel m = chosen;
@@ -98,9 +105,10 @@ std::optional<DeviceRule> residentVectorSites(const StencilModel &chosen,
   if (!optionsAdmissible(m))
     return std::nullopt;
   result.options = rule;
-  result.minimum = std::to_string(resident) +
+  const int threads = rule.minBlocksPerSm * rule.threadsPerBlock();
+  result.minimum = std::to_string(threads) +
                    " threads resident an SM, at most " +
-                   std::to_string(kRegistersPerMultiprocessor / resident) +
+                   std::to_string(kRegistersPerMultiprocessor / threads) +
                    " registers a thread: nvcc then issues a thread's loads "
                    "before its sums";
   return result;
@@ -111,9 +119,14 @@ bool applyDeviceRules(StencilModel &chosen, const DeviceModel &device) {
   if (!rule)
     return false;
   // CG's fold pass keeps the first device's kernels: the rule was measured
-  // on apply only.
-  if (!chosen.foldPass && planFoldPass(chosen))
+  // on apply only. Where those are the apply kernels, the spec's own run it
+  // (the note names them: on this GPU the kernels chosen for apply are
+  // NAME_<tag>'s).
+  if (!chosen.foldPass && planFoldPass(chosen)) {
     chosen.foldPass = chosen.kernel;
+    if (KernelOptionNote *fold = findNote(chosen, "fold_pass"))
+      fold->value = chosen.name + "'s kernels";
+  }
   const std::string whose = "a rule of " + device.name +
                             ", whose cost model was not fitted to vector "
                             "fields, for unmarched site-major kernels: ";

@@ -233,9 +233,13 @@ std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
   marching.launchBounds = marching.threadsPerBlock();
   const int ring = 2 * reachAlongT(chosen) + 1;
   const bool ringFitsCap = ring * share <= kMarchRingValues;
+  // A written block of more threads than the wide ring's residency gets no
+  // minimum: one block would keep more, at fewer registers a thread.
   const int resident =
       ringFitsCap ? kMarchResidentThreads : kMarchWideRingResidentThreads;
-  marching.minBlocksPerSm = std::max(1, resident / marching.threadsPerBlock());
+  marching.minBlocksPerSm = resident / marching.threadsPerBlock();
+  if (ringFitsCap)
+    marching.minBlocksPerSm = std::max(1, marching.minBlocksPerSm);
   if (!optionsAdmissible(m))
     return std::nullopt;
   MarchRule rule;
@@ -248,17 +252,26 @@ std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
   const std::string ringText =
       "a ring of " + std::to_string(ring) + " outputs of " + values + " values";
   rule.residentThreads = marching.minBlocksPerSm * marching.threadsPerBlock();
-  rule.minimum =
-      std::to_string(rule.residentThreads) +
-      " threads resident an SM, at most " +
-      std::to_string(kRegistersPerMultiprocessor / rule.residentThreads) +
-      " registers a thread, which hold " + ringText;
-  if (!ringFitsCap)
+  const std::string pastCap =
+      std::to_string(ring * share) + " values, past the " +
+      std::to_string(kRegistersPerMultiprocessor / kMarchResidentThreads) +
+      " registers a thread of " + std::to_string(kMarchResidentThreads) +
+      " resident threads";
+  if (rule.residentThreads == 0)
+    rule.minimum = "none: " + ringText + " (" + pastCap + ") would keep " +
+                   std::to_string(kMarchWideRingResidentThreads) +
+                   " threads resident, fewer than the written block's " +
+                   std::to_string(marching.threadsPerBlock());
+  else
+    rule.minimum =
+        std::to_string(rule.residentThreads) +
+        " threads resident an SM, at most " +
+        std::to_string(kRegistersPerMultiprocessor / rule.residentThreads) +
+        " registers a thread, which hold " + ringText;
+  if (!ringFitsCap && rule.residentThreads > 0)
     rule.minimum +=
-        " (" + std::to_string(ring * share) + " values, past the " +
-        std::to_string(kRegistersPerMultiprocessor / kMarchResidentThreads) +
-        " registers a thread of " + std::to_string(kMarchResidentThreads) +
-        " resident threads, where nvcc spilled such rings; on an H200 such "
+        " (" + pastCap +
+        ", where nvcc spilled such rings; on an H200 such "
         "marches ran 4.5-13.5% faster with this minimum than without in four "
         "fields of five, 9.3% slower in one)";
   rule.reason =
@@ -270,8 +283,12 @@ std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
                  " bytes; a vector of " + std::to_string(k.vectorWidth) +
                  " moves " +
                  std::to_string(k.vectorWidth * chosen.elementBytes()) + ")") +
-      ", with at least " + std::to_string(marching.minBlocksPerSm) +
-      " blocks (" + std::to_string(rule.residentThreads) + " threads) an SM" +
+      (rule.residentThreads > 0
+           ? ", with at least " + std::to_string(marching.minBlocksPerSm) +
+                 " blocks (" + std::to_string(rule.residentThreads) +
+                 " threads) an SM"
+           : ", without a resident minimum (a written block of " +
+                 std::to_string(marching.threadsPerBlock()) + " threads)") +
       (share == k.vectorWidth
            ? "; on an H200 the 24-float field's kernels so marched 11-13% "
              "faster than unmarched"

@@ -329,7 +329,9 @@ const DeviceModel *chosenDevice() {
 }
 
 /// A warning where `device`'s model (a GPU other than the default) was not
-/// fitted to stencils like `open`: its choice is printed but not compiled.
+/// fitted to stencils like `open`: its own choice is not compiled (`plan`
+/// prints the first device's with `device`'s rules, what is compiled;
+/// `tune` times its own choice first, for comparison).
 void warnIfNotFitted(StringRef path, const StencilModel &open,
                      const DeviceModel &device) {
   if (&plannedFor(open, device) == &device)

@@ -505,17 +505,19 @@ TEST(CostModel, RanksRecordedH200SearchesNearTheirMeasuredBest) {
 
 // Specs the model was not fitted to, written for this check and searched
 // on an H200 (docs/performance.md, "The planner on specs it was not fitted
-// to" and "Whole small sites march"): 2-D 5- and 9-point, a 3-D 19-point
+// to", "Whole small sites march", "The H200's rule for unmarched vector
+// sites" and "Rings past 24 values"): 2-D 5- and 9-point, a 3-D 19-point
 // and 25-point star, 3 doubles a site in 3-D (144-216 variants each:
 // blocks, tiles, groups along x, marches, components a thread, storage,
-// resident minimums), 4-D 9-point fields of 4, 6, 8, 10 and 12 floats and
-// 6 doubles a site, and 4-D 17-point stars of 6 floats (5-102 variants:
-// components a thread, vector widths, blocks, tiles, resident minimums,
-// marches). What the runtime runs there without an entry (the planner's
-// kernels, as `stencilc tune` names them second) must be a variant that a
-// search of the spec timed, and measured near that search's best. A spec
-// searched again after the planner changed keeps its earlier searches;
-// those that did not time what runs now are reported and skipped.
+// resident minimums), 4-D 9-point fields of 4, 6, 8, 10, 12 and 14 floats
+// and 6 doubles a site, 4-D 17-point stars of 6 and 10 floats and a
+// 25-point star of 4 floats (4-102 variants: components a thread, vector
+// widths, blocks, tiles, resident minimums, marches). What the runtime runs
+// there without an entry (the planner's kernels, as `stencilc tune` names them
+// second) must be a variant that a search of the spec timed, and measured near
+// that search's best. A spec searched again after the planner changed keeps its
+// earlier searches; those that did not time what runs now are reported and
+// skipped.
 TEST(CostModel, PlannerOnHeldOutSpecsNearTheH200SearchesBest) {
   const DeviceModel &device = h200Device();
   std::vector<Search> searches = recordedSearches("apply", device, "-heldout-");
@@ -785,6 +787,19 @@ TEST(ChooseOptions, MarchesWholeSmallSitesWithAMinimumForTheirRing) {
                               "registers a thread of 1024"),
             std::string::npos)
       << note(*reaching, "min_blocks_per_sm")->reason;
+
+  // A written block of 1024 threads keeps no minimum past 24 values: one
+  // block holds more than the 512 threads the rule would keep.
+  std::optional<StencilModel> wideBlock =
+      modelFromYaml(wide + "kernel: {block: [32, 4, 8, 1]}\n");
+  ASSERT_TRUE(wideBlock);
+  chooseOpenOptions(*wideBlock);
+  EXPECT_TRUE(wideBlock->kernel.march);
+  EXPECT_EQ(wideBlock->kernel.minBlocksPerSm, 0);
+  EXPECT_NE(note(*wideBlock, "min_blocks_per_sm")
+                ->reason.find("none: a ring of 5 outputs of 6 values"),
+            std::string::npos)
+      << note(*wideBlock, "min_blocks_per_sm")->reason;
 
   // Shares of one 8-byte vector written in the spec march as written.
   std::optional<StencilModel> written = modelFromYaml(
@@ -1115,7 +1130,9 @@ TEST(DevicePlans, AnotherGpusChoiceIsCompiledForThatGpu) {
   EXPECT_EQ(choice.rows[rows.size() + 1].model.name, "lap_inner_h200");
 }
 
-// Where the H200's model was not fitted (4-D, vector fields, links) or the
+// Where the H200's model was not fitted (4-D, vector fields, links) and no
+// rule of the H200 applies (a single-component 4-D field, links, 12
+// doubles a site: DevicePlans.H200RuleForUnmarchedVectorSites), or the
 // spec leaves nothing open, no kernels are compiled for it.
 TEST(DevicePlans, NoneOutsideTheModelsFitOrWithNothingOpen) {
   StencilModel chosen;
@@ -1162,7 +1179,11 @@ TEST(DevicePlans, H200RuleForUnmarchedVectorSites) {
     yaml.replace(yaml.find(field), field.size(),
                  "precision: " + precision +
                      ", components: " + std::to_string(components));
-    yaml += "solver: cg\n" + kernel;
+    if (kernel == "soa")
+      yaml.replace(yaml.find("layout: aos"), 11, "layout: soa");
+    else
+      yaml += kernel;
+    yaml += "solver: cg\n";
     return modelFromYaml(yaml);
   };
   auto planFor = [](const StencilModel &m) {
@@ -1214,17 +1235,48 @@ TEST(DevicePlans, H200RuleForUnmarchedVectorSites) {
   ASSERT_TRUE(doubles);
   const auto [chosenDoubles, doublePlans] = planFor(*doubles);
   ASSERT_EQ(doublePlans.size(), 1u);
-  EXPECT_EQ(doublePlans[0].model.componentsPerThread(),
+  const StencilModel &h200Doubles = doublePlans[0].model;
+  EXPECT_EQ(chosenDoubles.componentsPerThread() * 8, 16);
+  EXPECT_EQ(h200Doubles.componentsPerThread(),
             chosenDoubles.componentsPerThread());
-  EXPECT_GT(doublePlans[0].model.kernel.minBlocksPerSm, 0);
+  EXPECT_EQ(h200Doubles.kernel.minBlocksPerSm *
+                h200Doubles.kernel.threadsPerBlock(),
+            512);
+  EXPECT_EQ(note(h200Doubles, "components_per_thread")->reason,
+            note(chosenDoubles, "components_per_thread")->reason);
+  EXPECT_NE(note(h200Doubles, "min_blocks_per_sm")
+                ->reason.find("512 threads resident an SM"),
+            std::string::npos);
+
+  // Where the H100 runs CG's fold pass with its apply kernels (the
+  // 17-point star on a Dirichlet lattice), the H200 runs them too: the
+  // spec's own kernels, which the fold pass's note names.
+  std::optional<StencilModel> star =
+      loadSpecAsWritten("h_star4d_c6_f32_dirichlet");
+  ASSERT_TRUE(star);
+  StencilModel starChosen = *star;
+  chooseOpenOptions(starChosen);
+  ASSERT_FALSE(starChosen.foldPass);
+  ASSERT_TRUE(planFoldPass(starChosen));
+  const StencilModel starH200 = plannedModel(*star, h200Device());
+  ASSERT_TRUE(starH200.foldPass);
+  EXPECT_EQ(tuningOptionsText(foldPassVariantModel(starH200)),
+            tuningOptionsText(starChosen));
+  EXPECT_EQ(note(starH200, "fold_pass")->value,
+            "h_star4d_c6_f32_dirichlet's kernels");
+  EXPECT_GT(starH200.kernel.minBlocksPerSm, 0);
 
   // None: a torus of floats marches (MarchRules.h); a written minimum or
-  // launch bounds; 12 doubles a site (96 bytes: no gain measured).
+  // launch bounds; single values a load (measured slower with the rule);
+  // component-major storage; 12 doubles a site (96 bytes: no gain
+  // measured).
   for (const auto &[precision, components, boundary, kernel] :
        std::vector<std::tuple<std::string, int, std::string, std::string>>{
            {"float", 6, "periodic", ""},
            {"float", 6, "dirichlet", "kernel: {min_blocks_per_sm: 0}\n"},
            {"float", 6, "dirichlet", "kernel: {launch_bounds: 256}\n"},
+           {"float", 6, "dirichlet", "kernel: {vector_width: 1}\n"},
+           {"float", 6, "dirichlet", "soa"},
            {"double", 12, "dirichlet", ""}}) {
     SCOPED_TRACE(precision + " " + std::to_string(components) + " " + boundary +
                  " " + kernel);
