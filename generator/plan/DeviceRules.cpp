@@ -52,9 +52,9 @@ void noteRule(StencilModel &m, const std::string &option,
 /// sites so with 4 blocks an SM at 1652-1660 GB/s against 1780-1786 for
 /// the H100's 2 floats a thread, and the minimum alone 0.5-3% slower
 /// (docs/results/tune-h200-heldout-h_lap4d_c6_f32_dirichlet.json). The
-/// H100's choice for them
-/// gives blocks of 128 or 256 threads no minimum and, for 6 values a site,
-/// shares of one 8-byte vector (a float site over 3 threads).
+/// H100's choice for them gives blocks of 128 or 256 threads no minimum
+/// and, for 6 values a site, shares of one 8-byte vector (a float site
+/// over 3 threads).
 ///
 /// On an H200 (the tuner, 32^3 x 64) those choices ran at 1879, 2714 and
 /// 1413 GB/s in the first searches (docs/results/tune-h200-heldout-
@@ -68,9 +68,9 @@ void noteRule(StencilModel &m, const std::string &option,
 /// 2026-12-02 before these (no -rule or -marchmins), 512 resident threads
 /// (minimum 4) gained in 199 of 264 pairs of unmarched 128-thread kernels
 /// otherwise the same, median +2.3%: nvcc then issues a thread's loads
-/// before its sums (12 of
-/// 48 outstanding in 44 registers without, all 48 in 110 with;
-/// docs/results/sass-loads-outstanding-sm90.txt). The exceptions: whole
+/// before its sums (12 of 48 outstanding in 44 registers without, all 48
+/// in 110 with; docs/results/sass-loads-outstanding-sm90.txt). The
+/// exceptions: whole
 /// sites of 10 floats lost 3-6% with it (unmarched; the H100's choice for
 /// them moves 8-byte shares, which gained 1-4%, and whole sites with the
 /// minimum still ran 5-8% faster than those without it).
@@ -153,12 +153,14 @@ const DeviceModel &plannedFor(const StencilModel &open,
   return &device == &first || device.fitted(open) ? device : first;
 }
 
-StencilModel plannedModel(const StencilModel &open, const DeviceModel &device) {
+StencilModel plannedModel(const StencilModel &open, const DeviceModel &device,
+                          bool *changedByRules) {
   StencilModel m = open;
   const DeviceModel &planner = plannedFor(open, device);
   chooseOpenOptions(m, planner);
-  if (&planner != &device)
-    applyDeviceRules(m, device);
+  const bool ruled = &planner != &device && applyDeviceRules(m, device);
+  if (changedByRules)
+    *changedByRules = ruled;
   return m;
 }
 

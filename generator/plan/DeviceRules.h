@@ -30,8 +30,10 @@ const DeviceModel &plannedFor(const StencilModel &open,
 
 /// What `generate` compiles for a GPU of `device`'s name: `open` with its
 /// options chosen by plannedFor's cost model, and where that is the first
-/// device's, with `device`'s rules for such stencils (applyDeviceRules).
-StencilModel plannedModel(const StencilModel &open, const DeviceModel &device);
+/// device's, with `device`'s rules for such stencils (applyDeviceRules);
+/// `changedByRules`, where given, says whether a rule changed that choice.
+StencilModel plannedModel(const StencilModel &open, const DeviceModel &device,
+                          bool *changedByRules = nullptr);
 
 /// A rule's options for the spec's own kernels, and its words.
 struct DeviceRule {

@@ -367,16 +367,15 @@ int runPlan() {
     // its groups' and fold pass's kernels), after it where the first
     // device's choice runs there changed by its rules (which keep the
     // fold pass and its name).
-    const DeviceModel &first = *knownDevices().front();
     auto nameForDevice = [&] {
       model->name += "_" + device->tag;
       model->deviceTag = device->tag;
     };
-    if (device != &first && device->fitted(open))
+    if (device != knownDevices().front() && device->fitted(open))
       nameForDevice();
-    *model = plannedModel(*model, *device);
-    if (device != &first && !device->fitted(open) &&
-        !samePlannedKernels(*model, plannedModel(open, first)))
+    bool changedByRules = false;
+    *model = plannedModel(*model, *device, &changedByRules);
+    if (changedByRules)
       nameForDevice();
     std::vector<DeviceChoice> others;
     if (device == knownDevices().front())
@@ -751,14 +750,11 @@ int runTune() {
   // plan/DeviceRules.h).
   const StencilModel open = *model;
   chooseOpenOptions(*model, *device);
-  StencilModel generated = plannedModel(open, *device);
-  const DeviceModel &planner = plannedFor(open, *device);
-  StencilModel plannersChoice = open;
-  chooseOpenOptions(plannersChoice, planner);
+  bool changedByRules = false;
+  StencilModel generated = plannedModel(open, *device, &changedByRules);
   const std::string compiledFor =
-      &planner == device || samePlannedKernels(generated, plannersChoice)
-          ? planner.name
-          : planner.name + " with " + device->name + "'s rules";
+      plannedFor(open, *device).name +
+      (changedByRules ? " with " + device->name + "'s rules" : "");
   if (tuneInner) {
     if (!model->hasInner) {
       WithColor::error(errs(), "stencilc")

@@ -136,7 +136,15 @@ std::vector<DevicePlan> otherDevicePlans(const StencilModel &open,
   std::vector<DevicePlan> plans;
   const std::vector<const DeviceModel *> &devices = knownDevices();
   for (size_t i = 1; i < devices.size(); ++i) {
-    StencilModel m = plannedModel(open, *devices[i]);
+    const DeviceModel &device = *devices[i];
+    // Where the first device's choice runs there, `chosen` is that choice:
+    // only the device's rules are left to apply (plannedModel, without
+    // choosing again).
+    StencilModel m = chosen;
+    if (&plannedFor(open, device) == &device)
+      m = plannedModel(open, device);
+    else if (!applyDeviceRules(m, device))
+      continue;
     if (!samePlannedKernels(m, chosen))
       plans.push_back({devices[i], std::move(m)});
   }
