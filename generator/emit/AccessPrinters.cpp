@@ -213,6 +213,11 @@ void AccessPrinter::gather(CodePrinter &, const PlanStep &,
       "link taps and complex weights need a multi-component field access");
 }
 
+void AccessPrinter::gatherRows(CodePrinter &,
+                               const std::vector<PlanStep> &) const {
+  llvm::report_fatal_error("gathered rows need a component-major row access");
+}
+
 void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
   const std::string name = "u" + std::to_string(step.load);
   gather(p, step, name);
@@ -858,6 +863,51 @@ public:
                                                    std::to_string(acc.element) +
                                                    "]"
                                              : "v")));
+    }
+    p.line("}");
+  }
+
+  /// Rows hold `width` sites a load, the halo beside them one value.
+  void gatherRows(CodePrinter &p,
+                  const std::vector<PlanStep> &steps) const override {
+    const std::string count = std::to_string(access.perThread);
+    const std::string width = std::to_string(access.width);
+    auto name = [](const PlanStep &step) {
+      return "u" + std::to_string(step.load);
+    };
+    for (const PlanStep &step : steps)
+      p.line("const stencil::index_t " + name(step) +
+             "_site = " + index.loadIndex(plan.loads[step.load]) + ";");
+    for (const PlanStep &step : steps)
+      p.line(std::string(plan.loads[step.load].width > 1 ? "vec_t "
+                                                         : "value_type ") +
+             name(step) + "[" + count + "];");
+    p.line("STENCIL_UNROLL");
+    p.line("for (int c = 0; c < " + count + "; ++c) {");
+    {
+      CodePrinter::Indent indent(p);
+      for (const PlanStep &step : steps) {
+        const std::string at = element(name(step) + "_site", component());
+        p.line(name(step) + "[c] = " +
+               (plan.loads[step.load].width > 1 ? inVector(at) : inValue(at)) +
+               ";");
+      }
+    }
+    p.line("}");
+    p.line("STENCIL_UNROLL");
+    p.line("for (int c = 0; c < " + count + "; ++c) {");
+    {
+      CodePrinter::Indent indent(p);
+      for (const PlanStep &step : steps) {
+        const PlannedLoad &load = plan.loads[step.load];
+        for (const PlannedAccumulation &acc : step.accumulations)
+          p.line(accumulate(
+              acc, "[c * " + width + " + " + std::to_string(acc.lane) + "]",
+              signedValue(load, load.width > 1
+                                    ? name(step) + "[c].v[" +
+                                          std::to_string(acc.element) + "]"
+                                    : name(step) + "[c]")));
+      }
     }
     p.line("}");
   }

@@ -92,6 +92,12 @@ public:
   /// vector width declare a pointer).
   virtual void gather(CodePrinter &p, const PlanStep &step,
                       const std::string &name) const;
+  /// A march that gathers rows (KernelPlan::gathersRows): each step's
+  /// index (`u<load>_site`), then its values for this thread's components
+  /// (`u<load>[c]`) in one loop over them, then the accumulations in
+  /// another.
+  virtual void gatherRows(CodePrinter &p,
+                          const std::vector<PlanStep> &steps) const;
   /// The step's accumulations from `name`, its values as gather() declared
   /// them: plain taps in one loop over the components, complex weights,
   /// clover and link products.

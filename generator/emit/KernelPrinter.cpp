@@ -685,13 +685,19 @@ void KernelPrinter::cloverEpilogue(CodePrinter &p) const {
 
 void KernelPrinter::program(CodePrinter &p) const {
   p.line("// " + plan.programComment);
-  if (plan.gathersPlane) {
+  if (plan.gathersPlane || plan.gathersRows) {
     // The planner gathers only plain vector loads (no links, clover terms
     // or staged boxes, which the march refuses).
     for (const PlanStep &step : plan.steps)
       if (!step.links.empty() || !step.clovers.empty() ||
           plan.loads[step.load].source == LoadSource::SharedBox)
         llvm::report_fatal_error("a gathered plane holds plain loads only");
+  }
+  if (plan.gathersRows) {
+    access->gatherRows(p, plan.steps);
+    return;
+  }
+  if (plan.gathersPlane) {
     for (const PlanStep &step : plan.steps)
       access->gather(p, step, "u" + std::to_string(step.load));
     for (const PlanStep &step : plan.steps)

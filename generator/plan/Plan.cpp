@@ -782,10 +782,10 @@ static KernelPlan planMarchingKernel(const StencilModel &original,
   // march, whose planes are stored one after another as plain planes are
   // (an offset within the plane, then plane x the plane's values). The
   // rest keep the plan's interleaving: single values (the 27-point march
-  // ran 3.5% slower with its loads first), soa rows (hoisted offsets 4-18%
-  // slower: more registers), deeper subdomains (a plane's sites not
-  // contiguous) and even/odd halves. (A site-major vector access moves at
-  // least 2 values.)
+  // ran 3.5% slower with its loads first), soa rows (hoisted offsets
+  // 16-42% slower: more registers; they gather without them, below),
+  // deeper subdomains (a plane's sites not contiguous) and even/odd
+  // halves. (A site-major vector access moves at least 2 values.)
   const FieldLayout &stored = plan.indexing.layout;
   const bool planesContiguous =
       plan.indexing.kind == SiteIndexingKind::PlainOffsets ||
@@ -795,10 +795,15 @@ static KernelPlan planMarchingKernel(const StencilModel &original,
   plan.gathersPlane = plan.access.kind == AccessKind::SiteMajorVector &&
                       plan.access.perThread == plan.access.width &&
                       planesContiguous;
+  // Rows of a plain soa field gather their plane component by component
+  // (KernelPlan::gathersRows; measured there, not for aosoa blocks).
+  plan.gathersRows = plan.access.kind == AccessKind::LayoutRowGroup &&
+                     stored.order == LayoutOrder::ComponentMajor &&
+                     !stored.evenOdd && !stored.hasSubdomains();
   const std::string axisText = axisName(axis);
   plan.programComment =
       "Plane " + axisText + " + " + std::to_string(reach) +
-      (plan.gathersPlane
+      (plan.gathersPlane || plan.gathersRows
            ? ": its values are gathered first, then each feeds every output "
              "of the ring that needs it."
            : ": each value is loaded once and feeds every output of the ring "

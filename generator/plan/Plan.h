@@ -634,6 +634,17 @@ struct KernelPlan {
   /// next; the two changes paid only together, and 64-bit offsets ran
   /// 7-13% slower (docs/performance.md, "Gathering a plane's loads first").
   bool gathersPlane = false;
+  /// A march whose thread moves rows of a component-major (soa) field, a
+  /// vector of aligned sites along x a component, gathers each plane too:
+  /// every load's index, then the loads component by component into
+  /// arrays, then the accumulations. Printed in the plan's order (a tap's
+  /// components, then the next tap), ptxas interleaved the sums with the
+  /// loads; gathered, the 24-float soa march on the H200 ran 11-17%
+  /// faster (24^3 x 48 to 48^3 x 64). Its 64-bit indices stay: int
+  /// offsets hoisted as gathersPlane does ran 16-42% slower here, more
+  /// registers for the same loads (docs/performance.md, "The soa march
+  /// gathers its plane").
+  bool gathersRows = false;
   /// Aligned sites along x per thread (single-component fields with a
   /// vector width): the tile is xWidth x tileFactor sites, each row of it
   /// loaded and stored with one vector access.

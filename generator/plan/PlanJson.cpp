@@ -379,6 +379,8 @@ void plan(json::OStream &j, const KernelPlan &p) {
         j.attribute("march", true);
       if (p.gathersPlane)
         j.attribute("gathers_plane", true);
+      if (p.gathersRows)
+        j.attribute("gathers_rows", true);
     });
     j.attributeObject("access", [&] {
       j.attribute("kind", accessKindName(p.access.kind));

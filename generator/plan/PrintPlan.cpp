@@ -190,6 +190,9 @@ void printOptions(const StencilModel &model, const KernelPlan &plan,
     os << "  plane:       its loads gathered before the sums, at 32-bit "
           "offsets within the plane computed before the walk (one vector a "
           "tap of a site-major field)\n";
+  if (plan.gathersRows)
+    os << "  plane:       its loads gathered before the sums, component by "
+          "component (rows of a component-major field)\n";
   os << "  load order:  " << loadOrderName(k.loadOrder);
   if (k.loadOrder == LoadOrder::Explicit)
     os << " \"" << k.loadOrderText << "\"";
