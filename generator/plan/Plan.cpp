@@ -782,8 +782,8 @@ static KernelPlan planMarchingKernel(const StencilModel &original,
   // march, whose planes are stored one after another as plain planes are
   // (an offset within the plane, then plane x the plane's values). The
   // rest keep the plan's interleaving: single values (the 27-point march
-  // ran 3.5% slower with its loads first), soa rows (hoisted offsets
-  // 16-42% slower: more registers; they gather without them, below),
+  // ran 3.5% slower with its loads first), soa and aosoa rows (hoisted
+  // offsets 16-42% slower: more registers; they gather without them),
   // deeper subdomains (a plane's sites not contiguous) and even/odd
   // halves. (A site-major vector access moves at least 2 values.)
   const FieldLayout &stored = plan.indexing.layout;
@@ -795,10 +795,10 @@ static KernelPlan planMarchingKernel(const StencilModel &original,
   plan.gathersPlane = plan.access.kind == AccessKind::SiteMajorVector &&
                       plan.access.perThread == plan.access.width &&
                       planesContiguous;
-  // Rows of a plain soa field gather their plane component by component
-  // (KernelPlan::gathersRows; measured there, not for aosoa blocks).
+  // Rows of a soa or aosoa field (a component's row contiguous) gather
+  // their plane component by component (KernelPlan::gathersRows).
   plan.gathersRows = plan.access.kind == AccessKind::LayoutRowGroup &&
-                     stored.order == LayoutOrder::ComponentMajor &&
+                     stored.order != LayoutOrder::SiteMajor &&
                      !stored.evenOdd && !stored.hasSubdomains();
   const std::string axisText = axisName(axis);
   plan.programComment =

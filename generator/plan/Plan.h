@@ -634,13 +634,14 @@ struct KernelPlan {
   /// next; the two changes paid only together, and 64-bit offsets ran
   /// 7-13% slower (docs/performance.md, "Gathering a plane's loads first").
   bool gathersPlane = false;
-  /// A march whose thread moves rows of a component-major (soa) field, a
-  /// vector of aligned sites along x a component, gathers each plane too:
-  /// every load's index, then the loads component by component into
-  /// arrays, then the accumulations. Printed in the plan's order (a tap's
+  /// A march whose thread moves rows of a soa or aosoa field, a vector of
+  /// aligned sites along x a component, gathers each plane too: every
+  /// load's index, then the loads component by component into arrays,
+  /// then the accumulations. Printed in the plan's order (a tap's
   /// components, then the next tap), ptxas interleaved the sums with the
   /// loads; gathered, the 24-float soa march on the H200 ran 11-17%
-  /// faster (24^3 x 48 to 48^3 x 64). Its 64-bit indices stay: int
+  /// faster (24^3 x 48 to 48^3 x 64), the aosoa one 11% (0.4% slower to
+  /// 0.2% faster with 2 blocks an SM). Its 64-bit indices stay: int
   /// offsets hoisted as gathersPlane does ran 16-42% slower here, more
   /// registers for the same loads (docs/performance.md, "The soa march
   /// gathers its plane").

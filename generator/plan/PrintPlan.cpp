@@ -192,7 +192,7 @@ void printOptions(const StencilModel &model, const KernelPlan &plan,
           "tap of a site-major field)\n";
   if (plan.gathersRows)
     os << "  plane:       its loads gathered before the sums, component by "
-          "component (rows of a component-major field)\n";
+          "component (rows of a soa or aosoa field)\n";
   os << "  load order:  " << loadOrderName(k.loadOrder);
   if (k.loadOrder == LoadOrder::Explicit)
     os << " \"" << k.loadOrderText << "\"";
