@@ -215,7 +215,7 @@ void AccessPrinter::gather(CodePrinter &, const PlanStep &,
 
 void AccessPrinter::gatherRows(CodePrinter &,
                                const std::vector<PlanStep> &) const {
-  llvm::report_fatal_error("gathered rows need a component-major row access");
+  llvm::report_fatal_error("gathered rows need a soa or aosoa row access");
 }
 
 void AccessPrinter::pairStep(CodePrinter &p, const PlanStep &step) const {
