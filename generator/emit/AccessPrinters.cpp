@@ -840,13 +840,11 @@ public:
   void load(CodePrinter &p, const PlanStep &step) const override {
     const PlannedLoad &load = plan.loads[step.load];
     const std::string name = "u" + std::to_string(step.load);
-    const std::string at = element(name, component());
     p.emit({{"name", name},
             {"at", index.loadIndex(load)},
             {"count", std::to_string(access.perThread)},
-            {"value", load.width > 1
-                          ? "const vec_t v = " + inVector(at) + ";"
-                          : "const value_type v = " + inValue(at) + ";"}},
+            {"value", "const " + rowType(load) + " v = " +
+                          rowRead(load, element(name, component())) + ";"}},
            R"(
              const stencil::index_t $name$ = $at$;
              STENCIL_UNROLL
@@ -855,14 +853,7 @@ public:
            )");
     {
       CodePrinter::Indent indent(p);
-      const std::string width = std::to_string(access.width);
-      for (const PlannedAccumulation &acc : step.accumulations)
-        p.line(accumulate(
-            acc, "[c * " + width + " + " + std::to_string(acc.lane) + "]",
-            signedValue(load, load.width > 1 ? "v.v[" +
-                                                   std::to_string(acc.element) +
-                                                   "]"
-                                             : "v")));
+      rowSums(p, step, "v");
     }
     p.line("}");
   }
@@ -871,7 +862,6 @@ public:
   void gatherRows(CodePrinter &p,
                   const std::vector<PlanStep> &steps) const override {
     const std::string count = std::to_string(access.perThread);
-    const std::string width = std::to_string(access.width);
     auto name = [](const PlanStep &step) {
       return "u" + std::to_string(step.load);
     };
@@ -879,35 +869,25 @@ public:
       p.line("const stencil::index_t " + name(step) +
              "_site = " + index.loadIndex(plan.loads[step.load]) + ";");
     for (const PlanStep &step : steps)
-      p.line(std::string(plan.loads[step.load].width > 1 ? "vec_t "
-                                                         : "value_type ") +
-             name(step) + "[" + count + "];");
+      p.line(rowType(plan.loads[step.load]) + " " + name(step) + "[" + count +
+             "];");
     p.line("STENCIL_UNROLL");
     p.line("for (int c = 0; c < " + count + "; ++c) {");
     {
       CodePrinter::Indent indent(p);
-      for (const PlanStep &step : steps) {
-        const std::string at = element(name(step) + "_site", component());
+      for (const PlanStep &step : steps)
         p.line(name(step) + "[c] = " +
-               (plan.loads[step.load].width > 1 ? inVector(at) : inValue(at)) +
+               rowRead(plan.loads[step.load],
+                       element(name(step) + "_site", component())) +
                ";");
-      }
     }
     p.line("}");
     p.line("STENCIL_UNROLL");
     p.line("for (int c = 0; c < " + count + "; ++c) {");
     {
       CodePrinter::Indent indent(p);
-      for (const PlanStep &step : steps) {
-        const PlannedLoad &load = plan.loads[step.load];
-        for (const PlannedAccumulation &acc : step.accumulations)
-          p.line(accumulate(
-              acc, "[c * " + width + " + " + std::to_string(acc.lane) + "]",
-              signedValue(load, load.width > 1
-                                    ? name(step) + "[c].v[" +
-                                          std::to_string(acc.element) + "]"
-                                    : name(step) + "[c]")));
-      }
+      for (const PlanStep &step : steps)
+        rowSums(p, step, name(step) + "[c]");
     }
     p.line("}");
   }
@@ -932,6 +912,31 @@ public:
                   "own", "xs", /*dotReadsAhead=*/false});
     }
     p.line("}");
+  }
+
+private:
+  /// A row load's type: a vector of `width` sites, or one value (the halo
+  /// beside the group).
+  static std::string rowType(const PlannedLoad &load) {
+    return load.width > 1 ? "vec_t" : "value_type";
+  }
+  /// The value of a row load at element `at`.
+  std::string rowRead(const PlannedLoad &load, const std::string &at) const {
+    return load.width > 1 ? inVector(at) : inValue(at);
+  }
+  /// The step's accumulations, inside the loop over the components, from
+  /// `value`: the component's row (rowType) this thread loaded.
+  void rowSums(CodePrinter &p, const PlanStep &step,
+               const std::string &value) const {
+    const PlannedLoad &load = plan.loads[step.load];
+    const std::string width = std::to_string(access.width);
+    for (const PlannedAccumulation &acc : step.accumulations)
+      p.line(accumulate(
+          acc, "[c * " + width + " + " + std::to_string(acc.lane) + "]",
+          signedValue(load,
+                      load.width > 1
+                          ? value + ".v[" + std::to_string(acc.element) + "]"
+                          : value)));
   }
 };
 
