@@ -658,8 +658,11 @@ int main(int argc, char **argv) {
           &choice.info() == &info)
         continue;
       Bench grouped(choice.info(), n);
+      // (A row for large lattices only is timed at any size, and named.)
       const Row g = retimed(choice.info().name,
-                            choice.device ? "device plan" : "along x",
+                            choice.device           ? "device plan"
+                            : choice.l2_percent > 0 ? "x, marching"
+                                                    : "along x",
                             grouped.applyMs(o.runs));
       report(g);
       std::printf("  options: %s%s%s\n", choice.info().tuning_options,

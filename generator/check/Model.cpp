@@ -258,6 +258,7 @@ StencilModel innerKernelsModel(const StencilModel &model) {
   inner.split.fill(false); // the inner solve runs on one rank
   inner.rankKernels = false;
   inner.alongX = model.innerAlongX;
+  inner.largeAlongX.reset();
   inner.innerAlongX.reset();
   inner.foldPass = model.innerFoldPass;
   inner.innerFoldPass.reset();
@@ -270,6 +271,7 @@ StencilModel plannerKernelsModel(const StencilModel &model,
   StencilModel variant = model;
   variant.kernel = kernel;
   variant.alongX.reset();
+  variant.largeAlongX.reset();
   variant.innerAlongX.reset();
   variant.foldPass.reset();
   variant.innerFoldPass.reset();
@@ -284,6 +286,13 @@ StencilModel alongXVariantModel(const StencilModel &model) {
   return plannerKernelsModel(model, *model.alongX,
                         model.name + "_x" +
                             std::to_string(model.alongX->vectorWidth));
+}
+
+StencilModel largeAlongXVariantModel(const StencilModel &model) {
+  return plannerKernelsModel(
+      model, *model.largeAlongX,
+      model.name + "_x" + std::to_string(model.largeAlongX->vectorWidth) +
+          "_march");
 }
 
 StencilModel foldPassVariantModel(const StencilModel &model) {

@@ -341,6 +341,11 @@ struct StencilModel {
   /// per thread, which every nx needs. Compiled beside the spec's kernels
   /// as NAME_xW (alongXVariantModel); the runtime picks it by nx.
   std::optional<KernelOptions> alongX;
+  /// Those groups marching along the slowest axis, for lattices whose two
+  /// slices across it exceed a share of the device's L2 (plan/MarchRules.h,
+  /// marchingComponentRows): compiled beside the groups as NAME_xW_march
+  /// (largeAlongXVariantModel); the runtime picks it by nx and the extents.
+  std::optional<KernelOptions> largeAlongX;
   /// The same for the inner precision's kernels (NAME_inner_xW), where the
   /// spec declares inner_precision: the width weighed again there.
   std::optional<KernelOptions> innerAlongX;
@@ -582,6 +587,10 @@ StencilModel plannerKernelsModel(const StencilModel &model,
 /// those options, named NAME_xW for its W sites along x, for one rank and
 /// without inner kernels (the spec's own serve every nx).
 StencilModel alongXVariantModel(const StencilModel &model);
+
+/// The kernels of `model.largeAlongX` (which must be set), named
+/// NAME_xW_march, for one rank and without inner kernels.
+StencilModel largeAlongXVariantModel(const StencilModel &model);
 
 /// The kernels of `model.foldPass` (which must be set), named NAME_fold,
 /// for one rank and without inner kernels: CG's fold pass runs from them.

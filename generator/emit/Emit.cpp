@@ -113,7 +113,7 @@ TunedText tunedText(const TunedKernels &tuned) {
   if (tuned.choices.empty())
     return text;
   std::vector<std::string> rows;
-  bool planned = false;
+  bool planned = false, large = false;
   for (const TunedChoice &c : tuned.choices) {
     std::vector<std::string> extents;
     for (int axis = 0; axis < kMaxDims; ++axis)
@@ -127,31 +127,36 @@ TunedText tunedText(const TunedKernels &tuned) {
       device +=
           ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
     planned = planned || c.xMultiple > 0;
-    rows.push_back((c.device.empty() ? std::string("{nullptr, ")
-                                     : "{\"" + device + "\", ") +
-                   listOf(extents) + ", &" +
-                   (c.variant < 0
-                        ? std::string("info")
-                        : "stencilc_kernels::" +
-                              tuned.variants[c.variant].model.name + "::info") +
-                   ", " + shortestNumberText(c.gbs) + ", " +
-                   std::to_string(c.xMultiple) + ", " +
-                   (c.foldPass ? "stencil::TunedKernels::FoldPass"
-                               : "stencil::TunedKernels::All") +
-                   "}");
+    rows.push_back(
+        (c.device.empty() ? std::string("{nullptr, ")
+                          : "{\"" + device + "\", ") +
+        listOf(extents) + ", &" +
+        (c.variant < 0 ? std::string("info")
+                       : "stencilc_kernels::" +
+                             tuned.variants[c.variant].model.name + "::info") +
+        ", " + shortestNumberText(c.gbs) + ", " + std::to_string(c.xMultiple) +
+        ", " +
+        (c.foldPass ? "stencil::TunedKernels::FoldPass"
+                    : "stencil::TunedKernels::All") +
+        (c.l2Percent > 0 ? ", " + std::to_string(c.l2Percent) : std::string()) +
+        "}");
+    large = large || c.l2Percent > 0;
   }
-  text.table =
-      std::string(
-          planned
-              ? "// Compiled-in variants: device (null: any; a GPU the planner\n"
-                "// chose for, with nx a multiple of), extents (0: any), kernels,\n"
-                "// GB/s when tuned, nx a multiple of (the planner's choices;\n"
-                "// 0: a tuning-cache entry), which kernels they replace."
-              : "// From the tuning cache: device, extents, kernels, GB/s when "
-                "tuned,\n// nx a multiple of (0: any), which kernels they "
-                "replace (all, or CG's\n// fold pass).") +
-      "\nstatic const stencil::TunedChoice tuned[] = {\n    " +
-      join(rows, ",\n    ") + "};";
+  std::string legend =
+      planned
+          ? "// Compiled-in variants: device (null: any; a GPU the planner\n"
+            "// chose for, with nx a multiple of), extents (0: any), kernels,\n"
+            "// GB/s when tuned, nx a multiple of (the planner's choices;\n"
+            "// 0: a tuning-cache entry), which kernels they replace."
+          : "// From the tuning cache: device, extents, kernels, GB/s when "
+            "tuned,\n// nx a multiple of (0: any), which kernels they "
+            "replace (all, or CG's\n// fold pass).";
+  if (large)
+    legend += "\n// A row with a percentage runs only where two slices along "
+              "the slowest\n// axis exceed that share of the GPU's L2.";
+  text.table = legend +
+               "\nstatic const stencil::TunedChoice tuned[] = {\n    " +
+               join(rows, ",\n    ") + "};";
   text.reference = std::to_string(rows.size()) + ", tuned";
   return text;
 }

@@ -41,6 +41,10 @@ struct TunedChoice {
   int xMultiple = 0;
   /// A fold-pass entry (isFoldEntry): the variant runs CG's fold pass only.
   bool foldPass = false;
+  /// The planner's choice for large lattices only: where two slices across
+  /// the slowest axis exceed this percentage of the device's L2
+  /// (stencil::TunedChoice::l2_percent); 0: any lattice.
+  int l2Percent = 0;
 };
 /// A halo-exchange policy the cache recorded for a device, extents and
 /// process grid (stencil::TunedExchange).

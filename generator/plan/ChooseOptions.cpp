@@ -349,6 +349,10 @@ chooseFoldPasses(StencilModel &chosen, const std::vector<Candidate> &candidates,
       chooseFoldPass(outer, outerText, weighed(chosen), device);
   chosen.foldPass = fold.options;
   KernelOptionNote note{"fold_pass", fold.value, false, fold.reason};
+  if (chosen.largeAlongX && chosen.alongX && !chosen.foldPass)
+    note.reason += "; where the groups march (large lattices), CG's fold "
+                   "pass keeps them unmarched (on an H200 the march's fold "
+                   "kernel ran CG 1.1% slower at 48^3 x 64)";
   if (chosen.hasInner) {
     const StencilModel innerKernels = innerKernelsModel(chosen);
     const auto [inner, innerText] = running(innerKernels, chosen.innerAlongX);
@@ -404,6 +408,7 @@ StencilModel withKernelOptionsOpen(const StencilModel &model) {
   k.launchBounds = k.threadsPerBlock();
   m.optionNotes.clear();
   m.alongX.reset();
+  m.largeAlongX.reset();
   m.innerAlongX.reset();
   m.foldPass.reset();
   m.innerFoldPass.reset();
@@ -605,7 +610,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   // chooses a second set of options for the lattices that allow them
   // (model.alongX), compiled beside the spec's; the runtime picks by nx.
   // Vector fields weigh narrower blocks along x (alongXRowSites).
-  std::optional<KernelOptions> alongX, innerGroups;
+  std::optional<KernelOptions> alongX, largeAlongX, innerGroups;
   const bool componentRows = !single && model.groupsSitesAlongX();
   if ((single || componentRows) && !written.vectorWidth && !evenOdd) {
     const Candidate *grouped = nullptr;
@@ -689,6 +694,20 @@ OptionSearch chooseOpenOptions(StencilModel &model,
             "; it marches along " + std::string(axisName(shown.dims - 1)) +
             " instead of that tile, block " + blockShapeText(shown) +
             " (a rule, not the cost model: " + marching->reason + ")";
+      } else if (std::optional<MarchRule> rows =
+                     marchingComponentRows(grouped->model)) {
+        largeAlongX = rows->options;
+        StencilModel shown = grouped->model;
+        shown.kernel = rows->options;
+        note.reason +=
+            "; where two slices along " +
+            std::string(axisName(shown.dims - 1)) + " of traffic exceed " +
+            std::to_string(kRowMarchL2Percent) +
+            "% of the device's L2 they march along it (" + model.name + "_x" +
+            w + "_march: block " + blockShapeText(shown) + ", " +
+            std::to_string(rows->options.componentsPerThread) +
+            " components a thread; a rule, not the cost model: " +
+            rows->reason + ")";
       }
       if (model.hasInner) {
         innerGroups = innerAlongX(best->model, k, device);
@@ -783,6 +802,7 @@ OptionSearch chooseOpenOptions(StencilModel &model,
   StencilModel chosen = best->model;
   chosen.kernel = runs;
   chosen.alongX = alongX;
+  chosen.largeAlongX = largeAlongX;
   chosen.innerAlongX = innerGroups;
   if (sitesMarch) {
     // The cost model, blind to the march, would weigh unmarched fold

@@ -35,6 +35,7 @@ const DeviceModel &h200Device() {
     d.tag = "h200";
     d.dramGBs = 4250;
     d.l2GBs = 12500;
+    d.l2Bytes = 60LL << 20; // read on an H200 (driver 580.159.04)
     // The same memory latency as the H100's HBM3 at 1.41 times the
     // bandwidth: 1.41 times the bytes in flight (Little's law).
     d.bytesInFlightPerMultiprocessor =

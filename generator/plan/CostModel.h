@@ -54,6 +54,10 @@ struct DeviceModel {
   int maxThreadsPerMultiprocessor = 2048;
   int maxBlocksPerMultiprocessor = 32;
   int registersPerMultiprocessor = 65536;
+  /// The L2's capacity as the runtime reads it (stencil::device_l2_bytes,
+  /// cudaDevAttrL2CacheSize): what the large lattices' kernels are chosen
+  /// by (plan/MarchRules.h). The H100 SXM's 50 MiB.
+  long long l2Bytes = 50LL << 20;
   /// The streaming copy's bandwidth and the L2's (GB/s).
   double dramGBs = 3000;
   double l2GBs = 11000;

@@ -297,4 +297,70 @@ std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen) {
   return rule;
 }
 
+/// The accumulators of a marching thread over rows of a component-major
+/// field: its ring of 2R + 1 outputs, of vector_width sites and its
+/// components each. On an H200 the 24-float soa field's march ran fastest
+/// of the shapes tried with 3 components of rows of 4 sites (36 values),
+/// as bench/probes/t_march_vec24.cu's best (docs/performance.md, "The soa
+/// march gathers its plane").
+constexpr int kRowMarchRingValues = 36;
+
+/// The marching block's threads: rows of 32 sites along x (a 128-byte float
+/// row per component), 4 planes along z, the rest along y. On an H200 8x8x4x1
+/// groups of 4 ran 0.8-2.1% faster than 8x4x4x1 (docs/results/h200-soa-
+/// march-gathered.txt, call 12).
+constexpr int kRowMarchThreads = 256;
+constexpr int kRowMarchRowSites = 32;
+constexpr int kRowMarchPlanes = 4;
+
+/// Measured on an H200 (L2 60 MiB; docs/performance.md, "The planner
+/// marches component rows on large lattices"): the 24-float soa field's
+/// groups marching (8x8x4x1, 3 components a thread) against the same groups
+/// unmarched (8x4x2x2, 6 components), stencil_bench, where two slices along
+/// t of traffic fill this share of the L2: 160% (64^3 x 128) +16.2%, 67%
+/// (48^3 x 96) +21.4% to +23.8% (three calls), 52% (44^3 x 88) +4.9%, 39%
+/// (40^3 x 80) -2.4%, 20% (32^3 x 64) +0.3%; against its unmarched H200
+/// entry (the tuner, one call) -9.7% at 24^3 x 48 and -9.1% at 36^3 x 64.
+/// The aosoa field's (blocks of 32 sites) +6.9% and +7.5% at 67% and 160%,
+/// -6.1% to -17.4% below. The threshold lies between 52% and 67%. CG's
+/// fold pass keeps the groups: with the march's fold kernel CG ran 1.1%
+/// slower an iteration at 48^3 x 64. The H100 (50 MiB) is not measured.
+std::optional<MarchRule> marchingComponentRows(const StencilModel &grouped) {
+  const KernelOptions &k = grouped.kernel;
+  const FieldLayout &l = grouped.layout;
+  if (grouped.dims != 4 || grouped.components == 1 || k.vectorWidth < 2 ||
+      l.order == LayoutOrder::SiteMajor || l.evenOdd || l.hasSubdomains() ||
+      grouped.precision != Precision::Float || !grouped.allWrap() ||
+      tapsAlongT(grouped) == 0 || k.written.tile || k.written.march ||
+      k.written.componentsPerThread || k.written.launchBounds ||
+      k.written.minBlocksPerSm || kRowMarchRowSites % k.vectorWidth != 0)
+    return std::nullopt;
+  const int ring = 2 * reachAlongT(grouped) + 1;
+  int share = 0;
+  for (int c = 1; c <= grouped.components; ++c)
+    if (grouped.components % c == 0 &&
+        ring * k.vectorWidth * c <= kRowMarchRingValues)
+      share = c;
+  if (share == 0)
+    return std::nullopt;
+  StencilModel m = grouped;
+  KernelOptions &marching = m.kernel;
+  const int alongX = kRowMarchRowSites / k.vectorWidth;
+  marching.block = {alongX, kRowMarchThreads / (alongX * kRowMarchPlanes),
+                    kRowMarchPlanes, 1};
+  marchAlongSlowestAxis(marching, m.dims, /*blockWritten=*/true);
+  marching.componentsPerThread = share;
+  marching.launchBounds = marching.threadsPerBlock();
+  marching.minBlocksPerSm = 0;
+  if (marching.block[1] < 1 || !optionsAdmissible(m))
+    return std::nullopt;
+  MarchRule rule;
+  rule.options = marching;
+  rule.reason = "on an H200 the 24-float soa field's groups so marched "
+                "16-24% faster than unmarched where two slices along t of "
+                "traffic filled 67% of the L2 or more, -2.4% to +4.9% at 39% "
+                "and 52%, up to 10% slower on smaller lattices";
+  return rule;
+}
+
 } // namespace stencilc

@@ -46,6 +46,20 @@ std::optional<MarchRule> marchingGroups(const StencilModel &grouped);
 /// that move 16 bytes).
 std::optional<MarchRule> marchingVectorSites(const StencilModel &chosen);
 
+/// The share of the device's L2 (percent) past which two slices along t of
+/// a component-major field's traffic make the planner's groups march
+/// (marchingComponentRows, stencil::slices_exceed_l2).
+constexpr int kRowMarchL2Percent = 60;
+
+/// The groups' kernels (`grouped`: the model with its groups of sites
+/// along x chosen) of a component-major (soa or aosoa) 4-D float torus
+/// marching along t, for lattices too large for the L2 to keep two slices
+/// of their traffic (kRowMarchL2Percent): where the spec leaves the tile,
+/// the components a thread, the launch bounds and the resident minimum
+/// open. Such marches lose on smaller lattices, so they are compiled beside
+/// the groups (StencilModel::largeAlongX), not in their place.
+std::optional<MarchRule> marchingComponentRows(const StencilModel &grouped);
+
 /// The values of a site a thread moves a tap, for the march and the H200's
 /// rule for unmarched vector sites (DeviceRules.h): one vector where the
 /// spec writes that share or leaves it open and a vector moves 16 bytes;

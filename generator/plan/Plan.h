@@ -945,11 +945,18 @@ struct DeviceChoice {
                         ///< NAME_<tag>_fold, or kernels that exist already
     int nxMultiple = 1; ///< for nx a multiple of this
     bool foldPass = false; ///< CG's fold pass alone
+    /// Only where two slices along the slowest axis exceed this share of
+    /// the L2 (percent; stencil::TunedChoice::l2_percent); 0: any lattice.
+    int l2Percent = 0;
   };
   std::string device; ///< the GPU's name, as the runtime reads it
   std::string tag;    ///< its short name (`stencilc plan --device TAG`)
   std::vector<Row> rows;
 };
+
+/// ", where two slices along the slowest axis exceed P% of the L2" for a
+/// row of the large lattices' kernels (`l2Percent` P above 0), else "".
+std::string largeLatticeText(int l2Percent);
 
 /// The same as JSON (`stencilc plan --format json`) for several specs'
 /// plans, with `otherDevices[i]` the other GPUs' choices for specs[i] (none

@@ -4,6 +4,7 @@
 // docs/design.md.
 //
 //===----------------------------------------------------------------------===//
+#include "plan/MarchRules.h"
 #include "plan/Plan.h"
 
 #include "llvm/Support/JSON.h"
@@ -450,6 +451,14 @@ void printPlansJson(
               options(variant);
             });
           };
+          if (model.largeAlongX)
+            j.attributeObject("large_lattices", [&] {
+              const StencilModel variant = largeAlongXVariantModel(model);
+              j.attribute("name", variant.name);
+              j.attribute("nx_multiple_of", variant.sitesPerThreadX());
+              j.attribute("l2_percent", kRowMarchL2Percent);
+              options(variant);
+            });
           if (model.alongX)
             second("along_x", alongXVariantModel(model));
           if (model.foldPass)
@@ -464,6 +473,7 @@ void printPlansJson(
                     j.attribute("name", row.model.name);
                     j.attribute("nx_multiple_of", row.nxMultiple);
                     j.attribute("fold_pass", row.foldPass);
+                    j.attribute("l2_percent", row.l2Percent);
                     options(row.model);
                   });
             });

@@ -120,6 +120,13 @@ const char *epilogueName(EpilogueKind kind) {
   return "?";
 }
 
+std::string largeLatticeText(int l2Percent) {
+  if (l2Percent <= 0)
+    return "";
+  return ", where two slices along the slowest axis exceed " +
+         std::to_string(l2Percent) + "% of the L2";
+}
+
 std::string linearFormSpelling(const LinearForm &form) {
   return linearText(form.constant, form.terms);
 }

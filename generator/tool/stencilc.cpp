@@ -582,7 +582,7 @@ int runGenerate() {
                    << (c.xMultiple > 1
                            ? "nx a multiple of " + std::to_string(c.xMultiple)
                            : std::string("every nx"))
-                   << ": " << named << "\n";
+                   << largeLatticeText(c.l2Percent) << ": " << named << "\n";
             continue;
           }
           std::string extents;
@@ -843,7 +843,8 @@ int runTune() {
   // Second, what the runtime runs at this size (dropped where it is the
   // spec's own): the planner's kernels, or the entry that --tune-cache
   // records for this GPU and size. The one a new entry must beat.
-  RuntimeKernels runtime = kernelsRunAt(generated, extents, tuneFold);
+  RuntimeKernels runtime =
+      kernelsRunAt(generated, extents, tuneFold, device->l2Bytes);
   if (!tuneCachePath.empty()) {
     std::optional<std::vector<TuningCacheEntry>> entries =
         readCacheOrReport(tuneCachePath);

@@ -3,6 +3,7 @@
 #include "tune/DevicePlans.h"
 
 #include "plan/ChooseOptions.h"
+#include "plan/MarchRules.h"
 #include "plan/Plan.h"
 #include "tune/TuningCache.h"
 
@@ -19,6 +20,8 @@ namespace {
 std::string levelKey(const StencilModel &m) {
   return tuningOptionsText(m) + " | along x: " +
          (m.alongX ? tuningOptionsText(alongXVariantModel(m)) : "") +
+         " | large lattices: " +
+         (m.largeAlongX ? tuningOptionsText(largeAlongXVariantModel(m)) : "") +
          " | fold: " +
          (m.foldPass ? tuningOptionsText(foldPassVariantModel(m)) : "");
 }
@@ -36,23 +39,30 @@ std::vector<DeviceChoice::Row> levelRows(const StencilModel &base,
   if (levelKey(base) == levelKey(forDevice))
     return {};
   std::vector<StencilModel> existing = {base};
+  if (base.largeAlongX)
+    existing.push_back(largeAlongXVariantModel(base));
   if (base.alongX)
     existing.push_back(alongXVariantModel(base));
   if (base.foldPass)
     existing.push_back(foldPassVariantModel(base));
   std::vector<DeviceChoice::Row> rows;
-  auto add = [&](StencilModel variant, bool foldPass) {
+  auto add = [&](StencilModel variant, bool foldPass, int l2Percent = 0) {
     const std::string options = tuningOptionsText(variant);
     for (const StencilModel &m : existing)
       if (tuningOptionsText(m) == options)
         variant.name = m.name;
     const int multiple = variant.sitesPerThreadX();
-    rows.push_back({std::move(variant), multiple, foldPass});
+    rows.push_back({std::move(variant), multiple, foldPass, l2Percent});
   };
   StencilModel named = forDevice;
   named.name = base.name + "_" + device.tag;
+  if (named.largeAlongX)
+    add(largeAlongXVariantModel(named), false, kRowMarchL2Percent);
   if (named.alongX)
     add(alongXVariantModel(named), false);
+  // CG's fold pass keeps the groups where the others march (Tune.cpp).
+  if (named.largeAlongX && named.alongX && !named.foldPass)
+    add(alongXVariantModel(named), true);
   add(plannerKernelsModel(named, named.kernel, named.name), false);
   if (named.foldPass)
     add(foldPassVariantModel(named), true);
@@ -74,6 +84,7 @@ Error addLevel(const StencilModel &base, const StencilModel &forDevice,
     choice.device = device.name;
     choice.xMultiple = row.nxMultiple;
     choice.foldPass = row.foldPass;
+    choice.l2Percent = row.l2Percent;
     auto same = llvm::find_if(tuned.variants, [&](const TunedVariant &v) {
       return v.model.name == row.model.name;
     });
@@ -120,6 +131,7 @@ void printDeviceChoice(const DeviceChoice &choice, raw_ostream &os) {
        << (row.nxMultiple > 1
                ? "nx a multiple of " + std::to_string(row.nxMultiple)
                : std::string("every nx"))
+       << largeLatticeText(row.l2Percent)
        << "): " << tuningOptionsText(row.model) << "\n";
   os << "\n";
 }

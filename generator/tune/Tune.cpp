@@ -6,6 +6,7 @@
 #include "emit/Emit.h"
 #include "emit/EmitText.h"
 #include "emit/TemplateEngine.h"
+#include "plan/MarchRules.h"
 #include "plan/Plan.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -158,14 +159,39 @@ bool blocksFitSize(const FieldLayout &layout, const std::vector<int> &extents) {
 
 } // namespace
 
+namespace {
+
+/// The bytes a site of `model`'s apply kernel reads and writes, as its
+/// KernelInfo::bytes_per_site gives them to the runtime.
+long long applyBytesPerSite(const StencilModel &model) {
+  for (const KernelPlan &plan : planKernels(model))
+    if (plan.role == KernelRole::Apply)
+      return plan.bytesPerSite();
+  return 0;
+}
+
+} // namespace
+
 RuntimeKernels kernelsRunAt(const StencilModel &planned,
-                            const std::vector<int> &extents, bool foldPass) {
+                            const std::vector<int> &extents, bool foldPass,
+                            long long l2Bytes) {
+  // As stencil::slices_exceed_l2: two slices across the slowest axis of the
+  // stencil's traffic against the L2's share.
+  long long slice = 1;
+  for (size_t axis = 0; axis + 1 < extents.size(); ++axis)
+    slice *= extents[axis];
+  const bool large = planned.largeAlongX && extents.size() >= 2 &&
+                     2 * slice * applyBytesPerSite(planned) * 100 >
+                         kRowMarchL2Percent * l2Bytes;
   // CG's fold pass runs the planner's fold kernels where nx takes them,
   // else the kernels the other passes run.
-  const std::pair<std::optional<KernelOptions>, const char *>
-      seconds[] = {{foldPass ? planned.foldPass : std::nullopt,
-                    "the planner's kernels for CG's fold pass"},
-                   {planned.alongX, "the planner's groups of sites along x"}};
+  const std::pair<std::optional<KernelOptions>, const char *> seconds[] = {
+      {foldPass ? planned.foldPass : std::nullopt,
+       "the planner's kernels for CG's fold pass"},
+      {large && !foldPass ? planned.largeAlongX : std::nullopt,
+       "the planner's groups marching along the slowest axis (a lattice "
+       "whose slices exceed its share of the L2)"},
+      {planned.alongX, "the planner's groups of sites along x"}};
   for (const auto &[kernels, what] : seconds) {
     if (!kernels || extents.empty())
       continue;
@@ -689,7 +715,8 @@ Error addPlannerVariants(const StencilModel &model, TunedKernels &tuned) {
             addPlannerVariants(innerKernelsModel(model), *tuned.inner))
       return error;
   }
-  auto add = [&](StencilModel variant, bool foldPass) -> Error {
+  auto add = [&](StencilModel variant, bool foldPass,
+                 int l2Percent = 0) -> Error {
     if (foldPass && !planFoldPass(variant))
       return createStringError(
           inconvertibleErrorCode(),
@@ -702,13 +729,27 @@ Error addPlannerVariants(const StencilModel &model, TunedKernels &tuned) {
     choice.variant = static_cast<int>(tuned.variants.size());
     choice.xMultiple = variant.sitesPerThreadX();
     choice.foldPass = foldPass;
+    choice.l2Percent = l2Percent;
     tuned.variants.push_back({std::move(variant), std::move(*files), true});
     tuned.choices.push_back(std::move(choice));
     return Error::success();
   };
+  // The runtime takes the first row that serves: the large lattices' march
+  // before the groups.
+  if (model.largeAlongX)
+    if (Error error =
+            add(largeAlongXVariantModel(model), false, kRowMarchL2Percent))
+      return error;
   if (model.alongX)
     if (Error error = add(alongXVariantModel(model), false))
       return error;
+  if (model.largeAlongX && model.alongX && !model.foldPass) {
+    // CG's fold pass keeps the groups on large lattices too: the march's
+    // fold kernel ran CG 1.1% slower (plan/MarchRules.h).
+    TunedChoice fold = tuned.choices.back();
+    fold.foldPass = true;
+    tuned.choices.push_back(fold);
+  }
   if (model.foldPass)
     if (Error error = add(foldPassVariantModel(model), true))
       return error;

@@ -41,17 +41,22 @@ StencilModel naiveModel(const StencilModel &model);
 
 /// The kernels the runtime runs at `extents` where no tuning-cache entry
 /// names one, of `planned` (the spec with its open options chosen for the
-/// GPU, as generated): the planner's groups of sites along x
-/// (planned.alongX) where nx is a multiple of their groups, else the spec's
-/// own; with `foldPass`, for CG's fold pass: the planner's fold kernels
-/// (planned.foldPass) where nx takes their groups, else as the others.
+/// GPU, as generated), on a GPU whose L2 holds `l2Bytes`: the planner's
+/// marching groups for large lattices (planned.largeAlongX) where nx takes
+/// their groups and the extents' slices exceed their share of the L2 (not
+/// for CG's fold pass, which keeps the groups), else
+/// its groups of sites along x (planned.alongX) where nx is a multiple of
+/// their groups, else the spec's own; with `foldPass`, for CG's fold pass: the
+/// planner's fold kernels (planned.foldPass) where nx takes their groups, else
+/// as the others.
 struct RuntimeKernels {
   StencilModel model;
   std::string what; ///< "the planner's groups of sites along x"
   bool fromCache = false; ///< a tuning-cache entry (entryRunAt)
 };
 RuntimeKernels kernelsRunAt(const StencilModel &planned,
-                            const std::vector<int> &extents, bool foldPass);
+                            const std::vector<int> &extents, bool foldPass,
+                            long long l2Bytes);
 
 /// What the runtime runs on the GPU named `device` at `extents` where
 /// `entries` (a tuning cache, read from `cachePath`) has an entry for

@@ -57,7 +57,8 @@ Status StencilOperator::create(const KernelInfo &spec, const int *extents,
   STENCIL_TRY(check_environment());
   KernelSelection selection{&spec, "the kernels given"};
   if (kernels == Kernels::Tuned)
-    STENCIL_TRY(select_kernels(spec, extents, device_name(), selection));
+    STENCIL_TRY(select_kernels(spec, extents, device_name(), device_l2_bytes(),
+                               selection));
   const KernelInfo &info = *selection.info;
   StencilOperator op;
   op.info_ = &info;

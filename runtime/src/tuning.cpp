@@ -7,6 +7,7 @@
 #include "stencil/launch_graph.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -242,8 +243,11 @@ namespace {
 /// none fits (a launch they cannot make), not where its choice has none of
 /// that kind (a fold pass run with the kernels chosen). Where nx allows
 /// some whose launch does not fit, `unfit` is the first and `why` says why.
+/// Rows for large lattices only (l2_percent) serve where the extents' slices
+/// exceed their share of an L2 of `l2_bytes`.
 const TunedChoice *planner_choice(const KernelInfo &spec, const int *extents,
-                                  const std::string &device, TunedKernels kind,
+                                  const std::string &device,
+                                  std::int64_t l2_bytes, TunedKernels kind,
                                   const TunedChoice *&unfit, std::string &why) {
   unfit = nullptr;
   auto planned = [](const TunedChoice &c) { return c.x_multiple > 0; };
@@ -260,6 +264,11 @@ const TunedChoice *planner_choice(const KernelInfo &spec, const int *extents,
       const TunedChoice &choice = spec.tuned[i];
       if (!serves(choice) || choice.kernels != kind ||
           extents[0] % choice.x_multiple != 0)
+        continue;
+      if (choice.l2_percent > 0 &&
+          !slices_exceed_l2(spec.shape.dims, extents,
+                            choice.info().bytes_per_site, choice.l2_percent,
+                            l2_bytes))
         continue;
       LaunchConfig config;
       if (Status fits =
@@ -291,8 +300,16 @@ std::string unfit_text(const TunedChoice &choice) {
          choice.info().name + ",";
 }
 
+/// Megabytes (10^6 bytes) with one decimal.
+std::string megabytes(std::int64_t bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f", static_cast<double>(bytes) / 1e6);
+  return text;
+}
+
 /// How the planner's choice reads in reports.
-std::string planner_text(const TunedChoice &choice, const int *extents) {
+std::string planner_text(const TunedChoice &choice, const int *extents,
+                         int dims, std::int64_t l2_bytes) {
   std::string text =
       std::string("the planner's") +
       (choice.device ? std::string(" for ") + choice.device : std::string()) +
@@ -300,13 +317,21 @@ std::string planner_text(const TunedChoice &choice, const int *extents) {
   if (choice.x_multiple > 1)
     text += " (nx = " + std::to_string(extents[0]) + " a multiple of " +
             std::to_string(choice.x_multiple) + ")";
+  if (choice.l2_percent > 0)
+    text += " (two slices along " + std::string(axis_name(dims - 1)) +
+            " move " +
+            megabytes(
+                two_slices_bytes(dims, extents, choice.info().bytes_per_site)) +
+            " MB, past " + std::to_string(choice.l2_percent) + "% of the " +
+            megabytes(l2_bytes) + " MB L2)";
   return text;
 }
 
 } // namespace
 
 Status select_kernels(const KernelInfo &spec, const int *extents,
-                      const std::string &device, KernelSelection &out) {
+                      const std::string &device, std::int64_t l2_bytes,
+                      KernelSelection &out) {
   out = KernelSelection{&spec, std::string("the spec's own options: ") +
                                    spec.tuning_options};
   bool off = false;
@@ -348,11 +373,11 @@ Status select_kernels(const KernelInfo &spec, const int *extents,
   // and their launch fits (their block may differ from the spec's).
   const TunedChoice *unfit = nullptr;
   std::string misfit;
-  if (const TunedChoice *planned =
-          planner_choice(spec, extents, device, TunedKernels::All, unfit,
-                         misfit)) {
+  if (const TunedChoice *planned = planner_choice(
+          spec, extents, device, l2_bytes, TunedKernels::All, unfit, misfit)) {
     out.info = &planned->info();
-    out.description = planner_text(*planned, extents) + why;
+    out.description =
+        planner_text(*planned, extents, spec.shape.dims, l2_bytes) + why;
     if (unfit)
       out.description += " (" + unfit_text(*unfit) + " do not fit: " +
                          misfit + ")";
@@ -406,11 +431,13 @@ Status select_fold_kernels(const KernelInfo &spec, const int *extents,
     return note_stale(out, stale);
   const TunedChoice *unfit = nullptr;
   std::string misfit;
-  if (const TunedChoice *planned = planner_choice(
-          spec, extents, device, TunedKernels::FoldPass, unfit, misfit)) {
+  if (const TunedChoice *planned =
+          planner_choice(spec, extents, device, device_l2_bytes(),
+                         TunedKernels::FoldPass, unfit, misfit)) {
     found = true;
     out.info = &planned->info();
-    out.description = planner_text(*planned, extents);
+    out.description =
+        planner_text(*planned, extents, spec.shape.dims, device_l2_bytes());
   } else if (unfit) {
     out.description = "the kernels chosen (the planner's fold kernels, " +
                       std::string(unfit->info().name) + ", do not fit: " +

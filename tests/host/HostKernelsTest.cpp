@@ -60,6 +60,8 @@ StencilModel devicePlanModel(const RegisteredKernel &kernel) {
       plannerKernelsModel(level, level.kernel, level.name)};
   if (level.alongX)
     named.push_back(alongXVariantModel(level));
+  if (level.largeAlongX)
+    named.push_back(largeAlongXVariantModel(level));
   if (level.foldPass)
     named.push_back(foldPassVariantModel(level));
   for (const StencilModel &m : named)
@@ -84,6 +86,9 @@ StencilModel loadModel(const RegisteredKernel &kernel) {
   case PlannerVariant::AlongX:
     EXPECT_TRUE(model.alongX) << kernel.specPath;
     return model.alongX ? alongXVariantModel(model) : model;
+  case PlannerVariant::LargeLattices:
+    EXPECT_TRUE(model.largeAlongX) << kernel.specPath;
+    return model.largeAlongX ? largeAlongXVariantModel(model) : model;
   case PlannerVariant::FoldPass:
     EXPECT_TRUE(model.foldPass) << kernel.specPath;
     return model.foldPass ? foldPassVariantModel(model) : model;

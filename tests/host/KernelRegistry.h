@@ -15,8 +15,10 @@ namespace testing {
 /// kernel sets compiled beside them (stencil::TunedChoice with x_multiple),
 /// for the default device or (RegisteredKernel::device) another GPU.
 enum class PlannerVariant {
-  None,     ///< the spec's own kernels
-  AlongX,   ///< groups of sites along x (NAME_xW)
+  None,   ///< the spec's own kernels
+  AlongX, ///< groups of sites along x (NAME_xW)
+  /// Those groups marching along t, for large lattices (NAME_xW_march)
+  LargeLattices,
   FoldPass, ///< the kernels for CG's fold pass (NAME_fold)
   Device,   ///< another GPU's (NAME_<tag>, NAME_<tag>_xW, NAME_<tag>_fold)
 };

@@ -5,6 +5,7 @@
 
 #include "stencil/device.hpp"
 #include "stencil/exchange_choice.hpp"
+#include "stencil/launch_config.hpp"
 #include "stencil/tuning.hpp"
 
 #include <gtest/gtest.h>
@@ -50,17 +51,17 @@ TEST(Tuning, CompiledInEntryForThisDeviceAndExtents) {
   TunedSpec spec;
   const int tuned[] = {20, 18, 16}, other[] = {20, 18, 18};
   KernelSelection s;
-  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, 0, s));
   EXPECT_EQ(s.info, &variant());
   EXPECT_NE(s.description.find("tuned: "), std::string::npos);
   EXPECT_NE(s.description.find("1234.5"), std::string::npos);
-  ASSERT_OK(select_kernels(spec.info, other, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, other, spec.device, 0, s));
   EXPECT_EQ(s.info, &spec.info);
   EXPECT_NE(s.description.find("no tuning-cache entry for " + spec.device +
                                " at 20x18x18"),
             std::string::npos)
       << s.description;
-  ASSERT_OK(select_kernels(spec.info, tuned, "another GPU", s));
+  ASSERT_OK(select_kernels(spec.info, tuned, "another GPU", 0, s));
   EXPECT_EQ(s.info, &spec.info);
 }
 
@@ -105,10 +106,10 @@ TEST(Tuning, PlannerGroupsAlongXWhereNxAllowsThem) {
   // The exact entry first, then the planner's groups where 4 divides nx.
   const int tuned[] = {20, 18, 16}, multiple[] = {24, 18, 16},
             odd[] = {22, 18, 16};
-  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, 0, s));
   EXPECT_EQ(s.info, &variant());
   for (const std::string &device : {spec.device, std::string("another GPU")}) {
-    ASSERT_OK(select_kernels(spec.info, multiple, device, s));
+    ASSERT_OK(select_kernels(spec.info, multiple, device, 0, s));
     EXPECT_EQ(s.info, &grouped());
     EXPECT_NE(s.description.find("the planner's: "), std::string::npos);
     EXPECT_NE(s.description.find("(nx = 24 a multiple of 4)"),
@@ -118,20 +119,20 @@ TEST(Tuning, PlannerGroupsAlongXWhereNxAllowsThem) {
   EXPECT_NE(s.description.find("no tuning-cache entry for another GPU"),
             std::string::npos)
       << s.description;
-  ASSERT_OK(select_kernels(spec.info, odd, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, odd, spec.device, 0, s));
   EXPECT_EQ(s.info, &spec.info);
   EXPECT_EQ(s.description.find("planner"), std::string::npos);
   // A launch the groups' kernels cannot make (here more blocks along z
   // than a grid holds) leaves the spec's own, and says why.
   const int deep[] = {24, 18, 70000};
-  ASSERT_OK(select_kernels(spec.info, deep, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, deep, spec.device, 0, s));
   EXPECT_EQ(s.info, &spec.info);
   EXPECT_NE(s.description.find("(the planner's groups along x, "
                                "laplacian3d_13pt_o4, do not fit: launch grid"),
             std::string::npos)
       << s.description;
   ScopedEnv off("STENCILC_TUNING", "off");
-  ASSERT_OK(select_kernels(spec.info, multiple, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, multiple, spec.device, 0, s));
   EXPECT_EQ(s.info, &spec.info);
 }
 
@@ -148,7 +149,7 @@ TEST(Tuning, CacheFileChoosesAmongCompiledVariants) {
     SCOPED_TRACE(path);
     ScopedEnv cache("STENCILC_TUNE_CACHE", path);
     KernelSelection s;
-    ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
+    ASSERT_OK(select_kernels(spec.info, extents, spec.device, 0, s));
     EXPECT_EQ(s.info, &chosen);
     EXPECT_NE(s.description.find(reported), std::string::npos) << s.description;
   };
@@ -206,14 +207,14 @@ TEST(Tuning, CacheFileErrorsSayWhereAndWhy) {
     SCOPED_TRACE(c.file);
     ScopedEnv cache("STENCILC_TUNE_CACHE", writeCache(c.file, c.text));
     KernelSelection s;
-    Status status = select_kernels(spec.info, extents, spec.device, s);
+    Status status = select_kernels(spec.info, extents, spec.device, 0, s);
     ASSERT_FALSE(status.ok());
     EXPECT_NE(status.message().find(c.message), std::string::npos)
         << status.message();
   }
   ScopedEnv cache("STENCILC_TUNE_CACHE", "/nonexistent/cache.tsv");
   KernelSelection s;
-  Status status = select_kernels(spec.info, extents, spec.device, s);
+  Status status = select_kernels(spec.info, extents, spec.device, 0, s);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("cannot read '/nonexistent/cache.tsv'"),
             std::string::npos);
@@ -259,7 +260,7 @@ TEST(Tuning, FoldPassEntryChoosesTheFoldKernelsOnly) {
   ASSERT_NE(&foldVariant(), &spec.info);
   const int extents[] = {20, 18, 16}, other[] = {20, 18, 18};
   KernelSelection s;
-  ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, extents, spec.device, 0, s));
   EXPECT_EQ(s.info, &spec.info) << "a fold-pass entry chose all kernels";
   bool found = false;
   KernelSelection fold;
@@ -300,6 +301,71 @@ TEST(Tuning, FoldPassEntryChoosesTheFoldKernelsOnly) {
 /// The spec's own kernels, as a row of the planner's may name them.
 const KernelInfo &spec64() { return kernelNamed("laplacian3d_f64"); }
 
+// The planner's march for large lattices (TunedChoice::l2_percent, the
+// generated table of t_rule_march_soa4d: NAME_x4_march at 60% of the L2,
+// then NAME_x4, which also runs CG's fold pass): the march runs where two
+// slices along t exceed that share of the device's L2, the groups below
+// it, the spec's own kernels where nx takes no groups; never where the L2
+// is unknown (the host backend's 0).
+TEST(Tuning, PlannerMarchRunsOnlyWhereTwoSlicesExceedItsShareOfTheL2) {
+  const KernelInfo &info = kernelNamed("t_rule_march_soa4d");
+  ASSERT_EQ(info.num_tuned, 3);
+  ASSERT_EQ(info.tuned[0].l2_percent, 60);
+  ASSERT_EQ(info.tuned[1].l2_percent, 0);
+  const KernelInfo &march = info.tuned[0].info(),
+                   &groups = info.tuned[1].info();
+  EXPECT_STREQ(march.name, "t_rule_march_soa4d_x4_march");
+  EXPECT_STREQ(groups.name, "t_rule_march_soa4d_x4");
+  EXPECT_EQ(info.tuned[2].kernels, TunedKernels::FoldPass);
+  EXPECT_EQ(&info.tuned[2].info(), &groups);
+  // The 24-float field's 192 bytes a site (read and written): at 48^3 x 64
+  // two slices of 110592 sites move 42.47 MB, at 44^3 32.71 MB; the
+  // H200's L2 of 60 MiB (62.91 MB) takes 37.75 MB at 60%.
+  const std::int64_t l2 = 60LL << 20;
+  const int large[] = {48, 48, 48, 64}, below[] = {44, 44, 44, 64},
+            odd[] = {45, 48, 48, 64};
+  EXPECT_EQ(two_slices_bytes(4, large, 192), 42467328);
+  EXPECT_TRUE(slices_exceed_l2(4, large, 192, 60, l2));
+  EXPECT_FALSE(slices_exceed_l2(4, below, 192, 60, l2));
+  EXPECT_FALSE(slices_exceed_l2(4, large, 192, 0, l2));
+  EXPECT_FALSE(slices_exceed_l2(4, large, 192, 60, 0));
+  // Extents a spec allows (up to 2^30) but no GPU holds: no overflow.
+  const int huge[] = {1 << 30, 1 << 30, 1 << 30, 8};
+  EXPECT_EQ(two_slices_bytes(4, huge, 192), 2 * (std::int64_t(1) << 36) * 192);
+  EXPECT_TRUE(slices_exceed_l2(4, huge, 192, 60, l2));
+  // This field moves 96 bytes a site: 21.23 MB at 48^3, past 60% of an L2
+  // of 24 MiB (15.10 MB), short of 60% of 40 MiB (25.17 MB).
+  ASSERT_EQ(info.bytes_per_site, 96);
+  KernelSelection s;
+  ASSERT_OK(select_kernels(info, large, "any GPU", 24LL << 20, s));
+  EXPECT_EQ(s.info, &march);
+  EXPECT_NE(s.description.find("(two slices along t move 21.2 MB, past 60% "
+                               "of the 25.2 MB L2)"),
+            std::string::npos)
+      << s.description;
+  // CG's fold pass keeps the groups there.
+  bool found = false;
+  KernelSelection fold;
+  ASSERT_OK(select_fold_kernels(info, large, "any GPU", s, fold, found));
+  EXPECT_TRUE(found);
+  EXPECT_EQ(fold.info, &groups) << fold.description;
+  ASSERT_OK(select_kernels(info, large, "any GPU", 40LL << 20, s));
+  EXPECT_EQ(s.info, &groups) << s.description;
+  ASSERT_OK(select_kernels(info, large, "any GPU", 0, s));
+  EXPECT_EQ(s.info, &groups) << s.description;
+  ASSERT_OK(select_kernels(info, odd, "any GPU", 24LL << 20, s));
+  EXPECT_EQ(s.info, &info) << s.description;
+  // A tuning-cache file's entry for the extents still comes first.
+  const std::string cache = writeCache(
+      "march_l2.tsv", std::string(info.name) + "\t" + info.fingerprint +
+                          "\tany GPU\t48x48x48x64\t" + groups.tuning_options +
+                          "\t0.5\t1000\n");
+  ScopedEnv env("STENCILC_TUNE_CACHE", cache.c_str());
+  ASSERT_OK(select_kernels(info, large, "any GPU", 24LL << 20, s));
+  EXPECT_EQ(s.info, &groups) << s.description;
+  EXPECT_TRUE(s.from_cache);
+}
+
 // Another GPU's planner choice (tune/DevicePlans.h): on a GPU of that name
 // its rows replace the planner's rows for any device, groups along x where
 // nx allows them, else its kernels for every nx (which may be the spec's
@@ -322,7 +388,7 @@ TEST(Tuning, PlannerKernelsForThisDeviceReplaceThoseForAnyDevice) {
   // On that GPU: its groups of 2 where nx is even (not the rows for any
   // device, groups of 4, though 4 divides 24), its one-site kernels (here
   // the spec's own options) for every other nx.
-  ASSERT_OK(select_kernels(info, even, other, s));
+  ASSERT_OK(select_kernels(info, even, other, 0, s));
   EXPECT_EQ(s.info, &foldVariant());
   EXPECT_NE(s.description.find("the planner's for NVIDIA H200: " +
                                std::string(foldVariant().tuning_options) +
@@ -337,31 +403,31 @@ TEST(Tuning, PlannerKernelsForThisDeviceReplaceThoseForAnyDevice) {
     planned.tuned = table + 1;
     planned.num_tuned = 4;
     KernelSelection p;
-    ASSERT_OK(select_kernels(planned, even, other, p));
+    ASSERT_OK(select_kernels(planned, even, other, 0, p));
     EXPECT_EQ(p.info, &foldVariant());
     EXPECT_EQ(p.description.find("no tuning-cache entry"), std::string::npos)
         << p.description;
   }
-  ASSERT_OK(select_kernels(info, odd, other, s));
+  ASSERT_OK(select_kernels(info, odd, other, 0, s));
   EXPECT_EQ(s.info, &spec64());
   EXPECT_NE(s.description.find("the planner's for NVIDIA H200: "),
             std::string::npos)
       << s.description;
   // Elsewhere, the rows for any device; an exact entry first everywhere.
-  ASSERT_OK(select_kernels(info, even, device, s));
+  ASSERT_OK(select_kernels(info, even, device, 0, s));
   EXPECT_EQ(s.info, &grouped());
   EXPECT_NE(s.description.find("the planner's: "), std::string::npos);
-  ASSERT_OK(select_kernels(info, tuned, device, s));
+  ASSERT_OK(select_kernels(info, tuned, device, 0, s));
   EXPECT_EQ(s.info, &variant());
   EXPECT_TRUE(s.from_cache);
   // No fold-pass rows for that GPU: its fold pass runs with the kernels
   // chosen, not with the fold row for any device, which serves elsewhere.
   bool found = true;
   KernelSelection fold;
-  ASSERT_OK(select_kernels(info, even, other, s));
+  ASSERT_OK(select_kernels(info, even, other, 0, s));
   ASSERT_OK(select_fold_kernels(info, even, other, s, fold, found));
   EXPECT_FALSE(found) << fold.description;
-  ASSERT_OK(select_kernels(info, even, device, s));
+  ASSERT_OK(select_kernels(info, even, device, 0, s));
   ASSERT_OK(select_fold_kernels(info, even, device, s, fold, found));
   EXPECT_TRUE(found);
   EXPECT_EQ(fold.info, &foldVariant());
@@ -374,7 +440,7 @@ TEST(Tuning, PlannerKernelsForThisDeviceReplaceThoseForAnyDevice) {
   KernelInfo entry = info;
   entry.tuned = withEntry;
   entry.num_tuned = 6;
-  ASSERT_OK(select_kernels(entry, even, other, s));
+  ASSERT_OK(select_kernels(entry, even, other, 0, s));
   EXPECT_EQ(s.info, &variant());
   EXPECT_TRUE(s.from_cache);
 
@@ -389,7 +455,7 @@ TEST(Tuning, PlannerKernelsForThisDeviceReplaceThoseForAnyDevice) {
   deepInfo.tuned = deepTable;
   deepInfo.num_tuned = 2;
   const int deep[] = {24, 18, 100000};
-  ASSERT_OK(select_kernels(deepInfo, deep, other, s));
+  ASSERT_OK(select_kernels(deepInfo, deep, other, 0, s));
   EXPECT_EQ(s.info, &foldVariant()) << s.description;
   EXPECT_NE(s.description.find("(the planner's kernels, laplacian3d_f64, do "
                                "not fit: launch grid"),
@@ -406,7 +472,7 @@ TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
   KernelSelection s, fold;
   bool found = false;
   // The fold row is not a choice for all kernels.
-  ASSERT_OK(select_kernels(spec.info, even, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, even, spec.device, 0, s));
   EXPECT_EQ(s.info, &spec.info) << s.description;
   EXPECT_FALSE(s.from_cache);
   for (const std::string &device : {spec.device, std::string("another GPU")}) {
@@ -423,7 +489,7 @@ TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
   ASSERT_OK(select_fold_kernels(spec.info, odd, spec.device, s, fold, found));
   EXPECT_FALSE(found) << "groups of 2 sites along x with nx = 21";
   // A measurement of the other kernels outranks the planner's prediction.
-  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, 0, s));
   EXPECT_TRUE(s.from_cache);
   ASSERT_OK(select_fold_kernels(spec.info, tuned, spec.device, s, fold, found));
   EXPECT_FALSE(found);
@@ -431,7 +497,7 @@ TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
   // the chosen kernels, and says why.
   const int deep[] = {22, 18, 140000};
   KernelSelection fresh;
-  ASSERT_OK(select_kernels(spec.info, deep, spec.device, fresh));
+  ASSERT_OK(select_kernels(spec.info, deep, spec.device, 0, fresh));
   EXPECT_FALSE(fresh.from_cache);
   ASSERT_OK(
       select_fold_kernels(spec.info, deep, spec.device, fresh, fold, found));
@@ -443,9 +509,9 @@ TEST(Tuning, PlannerFoldPassKernelsWhereNoEntryChoseTheKernels) {
             std::string::npos)
       << fold.description;
   // A selection reused for another lattice forgets its cache entry.
-  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, tuned, spec.device, 0, s));
   ASSERT_TRUE(s.from_cache);
-  ASSERT_OK(select_kernels(spec.info, even, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, even, spec.device, 0, s));
   EXPECT_FALSE(s.from_cache);
 
   StencilOperator A;
@@ -522,7 +588,7 @@ TEST(Tuning, CacheFileFoldEntryIsForTheFoldPassAlone) {
                      "kernel=fold; " + foldVariant().tuning_options +
                      "\t0.5\t2\n"));
   KernelSelection s;
-  ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, extents, spec.device, 0, s));
   EXPECT_EQ(s.info, &spec.info);
   EXPECT_NE(s.description.find("fold.tsv:1"), std::string::npos)
       << s.description;
@@ -565,7 +631,7 @@ TEST(Tuning, CacheFileWithOnlyAFoldLineLeavesTheOtherKernelsToTheTable) {
                                  "\t20x18x16\tkernel=fold; " +
                                  spec.info.tuning_options + "\t1\t2\n"));
   KernelSelection s;
-  ASSERT_OK(select_kernels(spec.info, extents, spec.device, s));
+  ASSERT_OK(select_kernels(spec.info, extents, spec.device, 0, s));
   EXPECT_EQ(s.info, &variant());
   EXPECT_NE(s.description.find("compiled-in tuning-cache entry"),
             std::string::npos)
@@ -703,7 +769,7 @@ TEST(ExchangeChoice, CacheFileLastEntryForTheGridWinsAndEnvironmentOverrides) {
       << s.description;
   // The kernels' choice skips exchange entries (no kernel options there).
   KernelSelection k;
-  ASSERT_OK(select_kernels(spec.info, extents, spec.device, k));
+  ASSERT_OK(select_kernels(spec.info, extents, spec.device, 0, k));
   EXPECT_EQ(k.info, &spec.info);
   {
     ScopedEnv overlap("STENCILC_OVERLAP", "off");

@@ -4,10 +4,11 @@
 // variants it can rebuild from their summaries; the variant it ranks first
 // must have measured within a few percent of the fastest, and the ranking
 // must follow the measurements (rank correlation).
+#include "plan/CostModel.h"
 #include "TestSupport.h"
 #include "check/Check.h"
 #include "plan/ChooseOptions.h"
-#include "plan/CostModel.h"
+#include "plan/MarchRules.h"
 #include "plan/Plan.h"
 #include "tune/DevicePlans.h"
 #include "tune/Tune.h"
@@ -552,7 +553,8 @@ TEST(CostModel, PlannerOnHeldOutSpecsNearTheH200SearchesBest) {
     const StencilModel generated = plannedModel(*written, device);
     auto runsAt = [&](const std::string &size) {
       const std::vector<int> extents = parseSize(size);
-      const RuntimeKernels runtime = kernelsRunAt(generated, extents, false);
+      const RuntimeKernels runtime =
+          kernelsRunAt(generated, extents, false, device.l2Bytes);
       const std::vector<Variant> first =
           tuningVariants(own, 2, extents, &runtime.model);
       return first.size() > 1 && first[1].pinned ? first[1].summary
@@ -732,6 +734,102 @@ TEST(ChooseOptions, MarchesSiteMajorToriThatMoveOneVectorATap) {
     chooseOpenOptions(*kept);
     EXPECT_FALSE(kept->kernel.march) << yaml;
     EXPECT_EQ(note(*kept, "march"), nullptr) << yaml;
+  }
+}
+
+// A component-major (soa or aosoa) float torus: the cost model's groups
+// along x stay as they are, and a rule compiles them marching along t for
+// large lattices (largeAlongX, NAME_x4_march): 8x8x4x1 threads, rows of 32
+// sites, the most components a thread whose ring of 3 rows of 4 sites
+// holds at most 36 values, no resident minimum; planned before the groups,
+// with the L2's share (kRowMarchL2Percent). Written options, doubles, a
+// Dirichlet lattice and site-major storage keep none.
+TEST(ChooseOptions, MarchesComponentRowsOfLargeLatticesBesideTheGroups) {
+  std::string yaml = kVectorField;
+  const std::string field = "precision: double, components: 12, layout: aos";
+  yaml.replace(yaml.find(field), field.size(),
+               "precision: float, components: 12, layout: soa");
+  std::optional<StencilModel> model = modelFromYaml(yaml);
+  ASSERT_TRUE(model);
+  chooseOpenOptions(*model);
+  ASSERT_TRUE(model->alongX);
+  ASSERT_TRUE(model->largeAlongX);
+  EXPECT_FALSE(model->kernel.march);
+  EXPECT_FALSE(model->alongX->march);
+  const KernelOptions &k = *model->largeAlongX;
+  EXPECT_TRUE(k.march);
+  EXPECT_EQ(k.tileAxis, 3);
+  EXPECT_EQ(k.vectorWidth, model->alongX->vectorWidth);
+  EXPECT_EQ(k.vectorWidth, 4);
+  EXPECT_EQ(k.block, (std::array<int, 4>{8, 8, 4, 1}));
+  EXPECT_EQ(k.componentsPerThread, 3);
+  EXPECT_EQ(k.launchBounds, 256);
+  EXPECT_EQ(k.minBlocksPerSm, 0);
+  const StencilModel variant = largeAlongXVariantModel(*model);
+  EXPECT_EQ(variant.name, "vec12_x4_march");
+  EXPECT_FALSE(variant.largeAlongX);
+  EXPECT_NE(note(*model, "vector_width")
+                ->reason.find(
+                    "vec12_x4_march: block 8x8x4x1, 3 components a thread; a "
+                    "rule, not the cost model"),
+            std::string::npos)
+      << note(*model, "vector_width")->reason;
+  // Compiled before the groups, which the runtime takes below the share.
+  TunedKernels tuned;
+  ASSERT_FALSE(bool(addPlannerVariants(*model, tuned)));
+  EXPECT_EQ(tuned.variants[tuned.choices[0].variant].model.name,
+            "vec12_x4_march");
+  EXPECT_EQ(tuned.choices[0].l2Percent, kRowMarchL2Percent);
+  EXPECT_EQ(tuned.choices[0].xMultiple, 4);
+  EXPECT_EQ(tuned.variants[tuned.choices[1].variant].model.name, "vec12_x4");
+  EXPECT_EQ(tuned.choices[1].l2Percent, 0);
+  // CG's fold pass keeps the groups where the others march.
+  ASSERT_EQ(tuned.choices.size(), 3u);
+  EXPECT_TRUE(tuned.choices[2].foldPass);
+  EXPECT_EQ(tuned.choices[2].variant, tuned.choices[1].variant);
+  EXPECT_EQ(kernelsRunAt(*model, {48, 48, 48, 64}, true, 24LL << 20)
+                .model.kernel.march,
+            false);
+  // The tuner's second variant follows the runtime: the march where two
+  // slices of 96 bytes a site (21.2 MB at 48^3) exceed 60% of the L2 (of
+  // 24 MiB: 15.1 MB), the groups below (60% of 50 MiB: 31.5 MB).
+  EXPECT_EQ(kernelsRunAt(*model, {48, 48, 48, 64}, false, 24LL << 20)
+                .model.kernel.march,
+            true);
+  EXPECT_EQ(kernelsRunAt(*model, {48, 48, 48, 64}, false, 50LL << 20)
+                .model.kernel.march,
+            false);
+
+  // In blocks of 16 sites (aosoa), 4 floats a site: 2 components a thread.
+  std::string blocked = kVectorField;
+  blocked.replace(blocked.find(field), field.size(),
+                  "precision: float, components: 4, layout: {order: aosoa, "
+                  "block: 16}");
+  std::optional<StencilModel> aosoa = modelFromYaml(blocked);
+  ASSERT_TRUE(aosoa);
+  chooseOpenOptions(*aosoa);
+  ASSERT_TRUE(aosoa->largeAlongX);
+  EXPECT_EQ(aosoa->largeAlongX->componentsPerThread, 2);
+
+  const std::string soa = "precision: float, components: 12, layout: soa";
+  std::string dirichlet = yaml;
+  dirichlet.replace(dirichlet.find("boundary: periodic"), 18,
+                    "boundary: dirichlet");
+  std::string doubles = yaml;
+  doubles.replace(doubles.find(soa), soa.size(),
+                  "precision: double, components: 12, layout: soa");
+  std::string siteMajor = yaml;
+  siteMajor.replace(siteMajor.find(soa), soa.size(),
+                    "precision: float, components: 12, layout: aos");
+  for (const std::string &kept :
+       {yaml + "kernel: {tile: {axis: y, factor: 2}}\n",
+        yaml + "kernel: {components_per_thread: 6}\n",
+        yaml + "kernel: {launch_bounds: 256}\n", dirichlet, doubles,
+        siteMajor}) {
+    std::optional<StencilModel> m = modelFromYaml(kept);
+    ASSERT_TRUE(m) << kept;
+    chooseOpenOptions(*m);
+    EXPECT_FALSE(m->largeAlongX) << kept;
   }
 }
 

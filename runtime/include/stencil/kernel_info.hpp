@@ -98,7 +98,10 @@ enum class TunedKernels { All, FoldPass };
 /// (the name stencil::device_name() gives) with exactly these extents; or
 /// a choice of the planner (extents 0) for every nx that is a multiple of
 /// `x_multiple`, on any device (`device` null) or, where a known GPU's cost
-/// model chose otherwise, on the GPU named `device`.
+/// model chose otherwise, on the GPU named `device`; a planner's choice for
+/// large lattices only (`l2_percent` above 0) runs where two slices across
+/// the slowest axis are too large for the L2 to keep
+/// (stencil::slices_exceed_l2).
 struct TunedChoice {
   const char *device;
   int extents[kMaxDims];
@@ -107,6 +110,10 @@ struct TunedChoice {
   int x_multiple; ///< the planner's choice: nx a multiple of it; else 0
   /// All unless said (tables written before fold-pass entries existed).
   TunedKernels kernels = TunedKernels::All;
+  /// The planner's choice runs only where two slices across the slowest
+  /// axis, at the stencil's bytes_per_site, exceed this percentage of the
+  /// device's L2; 0: on any lattice.
+  int l2_percent = 0;
 };
 
 /// How a site's values are organised: real, or complex (re, im adjacent),

@@ -209,6 +209,34 @@ inline int hop_slab(int requested, int dims, const int *extents,
   return slowest < 8 ? (slowest > 0 ? slowest : 1) : 8;
 }
 
+/// The bytes two slices across the slowest of `dims` axes move at
+/// `bytes_per_site` (read and written) a site: what a kernel works through
+/// between reading a plane as the neighbour of the plane before it and
+/// reading it again for the plane after. Slices past 2^36 sites count as
+/// 2^36 (no lattice a GPU holds; the product stays within 64 bits).
+inline std::int64_t two_slices_bytes(int dims, const int *extents,
+                                     int bytes_per_site) {
+  constexpr std::int64_t kSaturated = std::int64_t(1) << 36;
+  std::int64_t slice_sites = 1;
+  for (int axis = 0; axis + 1 < dims; ++axis)
+    slice_sites = extents[axis] > 0 && slice_sites > kSaturated / extents[axis]
+                      ? kSaturated
+                      : slice_sites * extents[axis];
+  return 2 * slice_sites * bytes_per_site;
+}
+
+/// Whether those two slices exceed `percent` percent of an L2 of `l2_bytes`
+/// (TunedChoice::l2_percent): past it an unmarched kernel's second read of
+/// a plane misses L2, which a march along that axis avoids. False for
+/// `percent` 0 or an unknown L2 (`l2_bytes` 0: the host backend).
+inline bool slices_exceed_l2(int dims, const int *extents, int bytes_per_site,
+                             int percent, std::int64_t l2_bytes) {
+  if (percent <= 0 || l2_bytes <= 0 || dims < 2)
+    return false;
+  return two_slices_bytes(dims, extents, bytes_per_site) * 100 >
+         percent * l2_bytes;
+}
+
 /// The grid of StencilShape::both_halves, after make_launch_config checked
 /// the extents one by one: one thread per site (per share of a site), each
 /// half's last run of 32 padded, in one-dimensional blocks of the block's

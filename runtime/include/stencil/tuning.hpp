@@ -23,7 +23,11 @@
 //      that name they replace the planner's kernels for any device: its
 //      groups where nx allows them, else its kernels for every nx; those
 //      for any device only where none of its own can launch. (One rank:
-//      distributed operators run the spec's rank kernels.)
+//      distributed operators run the spec's rank kernels.) Ahead of the
+//      groups, the planner's groups marching along the slowest axis
+//      (NAME_xW_march, TunedChoice::l2_percent) where two slices across
+//      that axis exceed their share of the device's L2 (`l2_bytes`).
+//      Not on the host backend, whose L2 is unknown (0).
 //   5. otherwise the spec's own options.
 // CG's fold pass (apply_fold_dot) may have entries of its own (options
 // "kernel=fold; ...", written by the timing program's --kernel fold):
@@ -39,6 +43,7 @@
 #include "stencil/kernel_info.hpp"
 #include "stencil/types.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -51,11 +56,13 @@ struct KernelSelection {
   bool from_cache = false;
 };
 
-/// Chooses the kernels for `spec` on `device` with `extents` (dims
-/// entries), as above. Fails on an unreadable or malformed cache file, or
-/// one that names a variant this build does not have.
+/// Chooses the kernels for `spec` on `device`, whose L2 holds `l2_bytes`
+/// (stencil::device_l2_bytes; 0 unknown), with `extents` (dims entries), as
+/// above. Fails on an unreadable or malformed cache file, or one that names
+/// a variant this build does not have.
 Status select_kernels(const KernelInfo &spec, const int *extents,
-                      const std::string &device, KernelSelection &out);
+                      const std::string &device, std::int64_t l2_bytes,
+                      KernelSelection &out);
 
 /// CG's fold pass on its own, where select_kernels chose `chosen`: `found`
 /// says whether the cache file or the compiled-in table has a fold-pass
