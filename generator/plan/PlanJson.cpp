@@ -444,21 +444,20 @@ void printPlansJson(
             j.attribute("tile_factor", variant.kernel.tileFactor);
             j.attribute("vector_width", variant.kernel.vectorWidth);
           };
-          auto second = [&](const char *key, const StencilModel &variant) {
+          // (The large lattices' kernels also name their share of the L2.)
+          auto second = [&](const char *key, const StencilModel &variant,
+                            int l2Percent = 0) {
             j.attributeObject(key, [&] {
               j.attribute("name", variant.name);
               j.attribute("nx_multiple_of", variant.sitesPerThreadX());
+              if (l2Percent > 0)
+                j.attribute("l2_percent", l2Percent);
               options(variant);
             });
           };
           if (model.largeAlongX)
-            j.attributeObject("large_lattices", [&] {
-              const StencilModel variant = largeAlongXVariantModel(model);
-              j.attribute("name", variant.name);
-              j.attribute("nx_multiple_of", variant.sitesPerThreadX());
-              j.attribute("l2_percent", kRowMarchL2Percent);
-              options(variant);
-            });
+            second("large_lattices", largeAlongXVariantModel(model),
+                   kRowMarchL2Percent);
           if (model.alongX)
             second("along_x", alongXVariantModel(model));
           if (model.foldPass)

@@ -8,6 +8,7 @@
 #include "emit/TemplateEngine.h"
 #include "plan/MarchRules.h"
 #include "plan/Plan.h"
+#include "stencil/launch_config.hpp"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -163,7 +164,7 @@ namespace {
 
 /// The bytes a site of `model`'s apply kernel reads and writes, as its
 /// KernelInfo::bytes_per_site gives them to the runtime.
-long long applyBytesPerSite(const StencilModel &model) {
+int applyBytesPerSite(const StencilModel &model) {
   for (const KernelPlan &plan : planKernels(model))
     if (plan.role == KernelRole::Apply)
       return plan.bytesPerSite();
@@ -175,14 +176,12 @@ long long applyBytesPerSite(const StencilModel &model) {
 RuntimeKernels kernelsRunAt(const StencilModel &planned,
                             const std::vector<int> &extents, bool foldPass,
                             long long l2Bytes) {
-  // As stencil::slices_exceed_l2: two slices across the slowest axis of the
-  // stencil's traffic against the L2's share.
-  long long slice = 1;
-  for (size_t axis = 0; axis + 1 < extents.size(); ++axis)
-    slice *= extents[axis];
-  const bool large = planned.largeAlongX && extents.size() >= 2 &&
-                     2 * slice * applyBytesPerSite(planned) * 100 >
-                         kRowMarchL2Percent * l2Bytes;
+  // The runtime's test of the large lattices' row (stencil/tuning.hpp).
+  const bool large =
+      planned.largeAlongX &&
+      stencil::slices_exceed_l2(static_cast<int>(extents.size()),
+                                extents.data(), applyBytesPerSite(planned),
+                                kRowMarchL2Percent, l2Bytes);
   // CG's fold pass runs the planner's fold kernels where nx takes them,
   // else the kernels the other passes run.
   const std::pair<std::optional<KernelOptions>, const char *> seconds[] = {
